@@ -1,0 +1,82 @@
+"""In-process policy evaluation: play policies against each other without
+subprocesses, with every observation passed through msgpack exactly as a bot
+process would receive it. Used by tests and to report win rates.
+
+    python -m bots.evaluate limit --players 4 --matches 200
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import msgpack
+
+from bots.heuristics import Policy, load
+from games import get_game
+
+
+def random_policy(obs: dict, legal: list, rng: random.Random) -> int:
+    return rng.randrange(len(legal))
+
+
+def play(slug: str, policies: Sequence[Policy], seed: int) -> list[int]:
+    """One match, one policy per seat; returns standings (1 = best)."""
+    game = get_game(slug).new(len(policies), seed)
+    rngs = [random.Random(seed * 1000 + seat) for seat in range(len(policies))]
+    while not game.is_terminal() and game.decisions < game.INFO.max_decisions:
+        seat = game.current_player()
+        legal = game.legal_actions()
+        obs_wire, legal_wire = msgpack.unpackb(
+            msgpack.packb([game.observation(seat), legal]), strict_map_key=False
+        )
+        index = policies[seat](obs_wire, legal_wire, rngs[seat])
+        game.apply(legal[index])
+    return game.standings()
+
+
+@dataclass
+class Comparison:
+    matches: int
+    hero_wins: float  # rank-1 finishes, shared ties split
+    expected_random: float  # what a random seat would win on average
+
+    @property
+    def win_rate(self) -> float:
+        return self.hero_wins / self.matches
+
+
+def compare(slug: str, num_players: int, hero: Policy, matches: int, seed: int = 0) -> Comparison:
+    """The hero in one seat (rotating) against random policies in the others."""
+    wins = 0.0
+    for match in range(matches):
+        hero_seat = match % num_players
+        policies = [random_policy] * num_players
+        policies[hero_seat] = hero
+        standings = play(slug, policies, seed + match)
+        if standings[hero_seat] == 1:
+            wins += 1 / standings.count(1)
+    return Comparison(matches, wins, matches / num_players)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description="heuristic vs random win rate")
+    parser.add_argument("game")
+    parser.add_argument("--players", type=int)
+    parser.add_argument("--matches", type=int, default=200)
+    parser.add_argument("--seed", type=int, default=0)
+    args = parser.parse_args()
+    info = get_game(args.game).INFO
+    counts = [args.players] if args.players else list(info.player_counts())
+    for n in counts:
+        result = compare(args.game, n, load(args.game), args.matches, args.seed)
+        print(
+            f"{args.game} {n}p: heuristic wins {result.win_rate:.1%} of {result.matches} "
+            f"matches (a random seat: {1 / n:.1%})"
+        )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,224 @@
+"""The game contract every engine implements.
+
+A game is a class derived from :class:`Game` with a :class:`GameInfo` in its
+``INFO`` attribute. One instance is one match in progress (every round or
+deal of the seed's game included). The harness, the bots and the tests use
+only the methods below, so any engine that honours them plugs in everywhere.
+
+Conventions every engine follows
+--------------------------------
+* Randomness: only ``self.rng`` (a :class:`random.Random` made from the seed
+  given to :meth:`Game.new`). Never the ``random`` module's global state.
+* Actions: small msgpack-native values in a deterministic order: ints,
+  short strings, or tuples of those. Msgpack turns tuples into lists, so
+  anything coming back from the wire goes through :func:`normalize_action`.
+* Observations: a dict of str keys holding only ints, floats, strs, bools,
+  None, lists and dicts, i.e. JSON and msgpack without loss (tuples are
+  allowed; they read back as lists). It holds exactly what that player may
+  know at that moment, and always holds ``"seat"``.
+* Scores are valid at any moment ("as it stands") so a capped match can be
+  scored; standings derive from :meth:`Game.rank_keys`.
+* ``redeal(player, seed)`` returns a new state whose ``observation(player)``
+  equals this state's, with every piece of information hidden from that
+  player (other hands, deck order, future dice...) sampled afresh from
+  ``seed``; the new state's ``rng`` is reseeded from ``seed`` too, so future
+  chance is not leaked.
+"""
+
+from __future__ import annotations
+
+import copy
+import random
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+Action = Any  # int | str | tuple[int | str, ...]
+Observation = dict[str, Any]
+
+
+class GameError(Exception):
+    """Base class of errors raised by game engines."""
+
+
+class IllegalActionError(GameError):
+    """An action that is not among the legal actions was applied."""
+
+
+class UnknownGameError(GameError, KeyError):
+    """No game is registered under that slug."""
+
+    def __str__(self) -> str:  # KeyError would quote the message
+        return str(self.args[0])
+
+
+class PlayerCountError(GameError, ValueError):
+    """The game does not allow that many players."""
+
+
+TeamLayout = Callable[[int], "tuple[tuple[int, ...], ...] | None"]
+
+
+def no_teams(num_players: int) -> None:
+    return None
+
+
+@dataclass(frozen=True)
+class GameInfo:
+    """Game metadata, declared as data."""
+
+    slug: str
+    title: str
+    min_players: int
+    max_players: int
+    rules_version: str
+    # Hard cap on decisions in one match; reaching it ends the match "capped".
+    max_decisions: int
+    # Seats of each team for a player count, or None for an individual game.
+    teams: TeamLayout = field(default=no_teams)
+    seed_ref: str = ""
+
+    def player_counts(self) -> range:
+        return range(self.min_players, self.max_players + 1)
+
+    def check_players(self, num_players: int) -> None:
+        if not self.min_players <= num_players <= self.max_players:
+            raise PlayerCountError(
+                f"{self.slug} is played by {self.min_players}-{self.max_players} "
+                f"players, not {num_players}"
+            )
+
+
+def normalize_action(value: Any) -> Action:
+    """Lists (as msgpack and JSON return tuples) become tuples, recursively."""
+    if isinstance(value, list):
+        return tuple(normalize_action(v) for v in value)
+    return value
+
+
+def copy_rng(rng: random.Random) -> random.Random:
+    """An independent copy of a generator, cheaper than deepcopy."""
+    twin = random.Random()
+    twin.setstate(rng.getstate())
+    return twin
+
+
+def competition_ranks(keys: Sequence[Any]) -> list[int]:
+    """Rank 1 is best; a larger key is better; equal keys share a rank (1,1,3)."""
+    order = sorted(range(len(keys)), key=lambda s: keys[s], reverse=True)
+    ranks = [0] * len(keys)
+    for position, seat in enumerate(order):
+        if position and keys[seat] == keys[order[position - 1]]:
+            ranks[seat] = ranks[order[position - 1]]
+        else:
+            ranks[seat] = position + 1
+    return ranks
+
+
+class Game(ABC):
+    """One match of a game in progress."""
+
+    INFO: ClassVar[GameInfo]
+
+    num_players: int
+    rng: random.Random
+    decisions: int
+    # Human-readable narration of events (deals, scoring); None = off.
+    events: list[str] | None
+
+    # ---- construction -------------------------------------------------
+    @classmethod
+    def new(cls, num_players: int, seed: int, narrate: bool = False) -> "Game":
+        cls.INFO.check_players(num_players)
+        game = cls.__new__(cls)
+        game.num_players = num_players
+        game.rng = random.Random(seed)
+        game.decisions = 0
+        game.events = [] if narrate else None
+        game.setup()
+        return game
+
+    @abstractmethod
+    def setup(self) -> None:
+        """Deal and prepare the first decision, using only ``self.rng``."""
+
+    # ---- flow ------------------------------------------------------------
+    @abstractmethod
+    def current_player(self) -> int:
+        """Seat to act; -1 once the game is terminal."""
+
+    @abstractmethod
+    def legal_actions(self) -> list[Action]:
+        """Legal actions of the current player, deterministic order, never empty
+        while the game is not terminal."""
+
+    @abstractmethod
+    def _apply(self, action: Action) -> None:
+        """Apply a legal action (not checked)."""
+
+    @abstractmethod
+    def is_terminal(self) -> bool: ...
+
+    def apply(self, action: Action) -> None:
+        """Apply an action, refusing anything that is not legal."""
+        if self.is_terminal():
+            raise IllegalActionError(f"{self.INFO.slug}: the game is over")
+        legal = self.legal_actions()
+        if action not in legal:
+            raise IllegalActionError(
+                f"{self.INFO.slug}: {action!r} is not legal for seat "
+                f"{self.current_player()}; legal: {legal[:20]!r}"
+                + (" ..." if len(legal) > 20 else "")
+            )
+        self.apply_unchecked(action)
+
+    def apply_unchecked(self, action: Action) -> None:
+        """Fast path for search: the caller guarantees legality."""
+        self.decisions += 1
+        self._apply(action)
+
+    # ---- information -----------------------------------------------------
+    @abstractmethod
+    def observation(self, player: int) -> Observation:
+        """Exactly what ``player`` may know now."""
+
+    @abstractmethod
+    def scores(self) -> list[float]:
+        """Score of every seat as it stands (team games: the team's score)."""
+
+    def rank_keys(self) -> list[Any]:
+        """Sort keys per seat, larger is better: score, then the game's own
+        tie-break. Override to add the tie-break."""
+        return list(self.scores())
+
+    def standings(self) -> list[int]:
+        """Rank per seat, 1 = best; ties share the rank."""
+        return competition_ranks(self.rank_keys())
+
+    def teams(self) -> tuple[tuple[int, ...], ...] | None:
+        return self.INFO.teams(self.num_players)
+
+    # ---- copies and hidden information ----------------------------------
+    def clone(self) -> "Game":
+        """An independent copy; engines may override with a faster one."""
+        return copy.deepcopy(self)
+
+    @abstractmethod
+    def redeal(self, player: int, seed: int) -> "Game":
+        """A state identical from ``player``'s view, hidden parts resampled."""
+
+    def _fresh_copy_for_redeal(self, seed: int) -> "Game":
+        """Helper: a clone whose rng is reseeded (future chance unknown)."""
+        state = self.clone()
+        state.rng = random.Random(seed)
+        return state
+
+    # ---- people ------------------------------------------------------------
+    def describe_action(self, action: Action) -> str:
+        """The current player's action in words people understand."""
+        return repr(action)
+
+    def narrate(self, text: str) -> None:
+        if self.events is not None:
+            self.events.append(text)

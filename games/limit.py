@@ -1,0 +1,253 @@
+"""limit: number cards into a basket without passing the limit (seed 000).
+
+Rules (RULINGS.md, "limit")
+---------------------------
+3-5 players, each owning the cards 1..9 in a colour of their own. The 15 limit
+cards (limit, 1st points, 2nd points) are shuffled; one is revealed per round.
+12 rounds with 3-4 players, 10 with 5. Round r's start player is seat r mod n.
+
+From the start player clockwise, each player on their turn puts one
+*available* card into the basket or passes; passing does not end their round.
+The phase ends after n passes in a row, or when nobody has an available card.
+Available = in hand and not put in the basket in the previous round.
+
+Judging walks the basket in order, adding values:
+* bust (sum passes the limit): the bust card's owner scores nothing this
+  round and cards after the bust card are not counted;
+* exact hit: only the player whose card hit the limit scores, 1st + 2nd;
+* otherwise players are ranked by the sum of their counted cards. Tied 1st
+  among k: each gets floor((1st + 2nd) / k) and no 2nd place is given. Tied
+  2nd among k: each floor(2nd / k). Every other player with counted cards gets
+  4 points per counted card (5 with 5 players). A player with no counted card
+  scores 0; a lone ranked player gets the 1st-place points only.
+
+Rulings made here (the seed and RULINGS.md are silent)
+------------------------------------------------------
+* A player with no available card is skipped; the skip counts as a pass, so
+  "n passes in a row" still closes the phase.
+* After an exact hit, cards after the hitting card are not counted (judging
+  stops there, as the seed's "この時点で得点計算に入ります" says).
+* Standings: by total score; there is no tie-break, tied players share a rank.
+
+Actions
+-------
+``0`` = pass, ``1..9`` = put that card in the basket. Order: pass, then cards
+ascending.
+
+Observation layout (everything is public but the limit deck's order)
+--------------------------------------------------------------------
+``seat``, ``num_players``, ``round`` (0-based), ``rounds``, ``start_player``,
+``current_player``, ``limit`` ([limit, first, second] of this round),
+``basket`` (list of [seat, value] in play order), ``hands`` (per seat, sorted
+card values still in hand), ``blocked`` (per seat, the values put in the
+basket last round: in hand but unavailable), ``passes`` (passes in a row),
+``scores`` (per seat), ``unrevealed_limits`` (sorted limits of the cards
+still in the deck), ``last_round`` (per-seat points of the previous round).
+"""
+
+from __future__ import annotations
+
+from games.base import Action, Game, GameInfo, Observation, copy_rng
+
+# (limit, 1st-place points, 2nd-place points), as listed at the end of seed 000.
+LIMIT_CARDS: tuple[tuple[int, int, int], ...] = (
+    (21, 10, 6), (24, 11, 6), (27, 12, 7), (29, 13, 7), (30, 13, 8),
+    (33, 14, 8), (35, 15, 9), (36, 15, 9), (38, 16, 9), (39, 16, 9),
+    (41, 17, 10), (43, 17, 10), (46, 18, 11), (48, 19, 11), (51, 20, 12),
+)
+PASS = 0
+COLOURS = ("red", "blue", "green", "yellow", "purple")
+
+
+def score_basket(
+    basket: list[tuple[int, int]], limit_card: tuple[int, int, int], num_players: int
+) -> list[int]:
+    """Points per seat for one round's basket (list of (seat, value) in order)."""
+    limit, first, second = limit_card
+    points = [0] * num_players
+    running = 0
+    counted: list[tuple[int, int]] = []
+    bust_owner = None
+    for seat, value in basket:
+        running += value
+        if running == limit:
+            points[seat] = first + second
+            return points
+        if running > limit:
+            bust_owner = seat
+            break
+        counted.append((seat, value))
+
+    sums: dict[int, int] = {}
+    cards: dict[int, int] = {}
+    for seat, value in counted:
+        if seat == bust_owner:
+            continue
+        sums[seat] = sums.get(seat, 0) + value
+        cards[seat] = cards.get(seat, 0) + 1
+    if not sums:
+        return points
+    per_card = 5 if num_players == 5 else 4
+    levels = sorted(set(sums.values()), reverse=True)
+    top = [s for s in sums if sums[s] == levels[0]]
+    if len(top) > 1:
+        for seat in top:
+            points[seat] = (first + second) // len(top)
+        paid = set(top)
+    else:
+        points[top[0]] = first
+        paid = set(top)
+        if len(levels) > 1:
+            runners_up = [s for s in sums if sums[s] == levels[1]]
+            for seat in runners_up:
+                points[seat] = second // len(runners_up)
+            paid.update(runners_up)
+    for seat in sums:
+        if seat not in paid:
+            points[seat] = per_card * cards[seat]
+    return points
+
+
+class Limit(Game):
+    INFO = GameInfo(
+        slug="limit",
+        title="Limit",
+        min_players=3,
+        max_players=5,
+        rules_version="1",
+        max_decisions=5000,
+        seed_ref="seed 000",
+    )
+
+    def setup(self) -> None:
+        n = self.num_players
+        self.rounds = 10 if n == 5 else 12
+        self.limit_deck = list(LIMIT_CARDS)
+        self.rng.shuffle(self.limit_deck)
+        self.total = [0] * n
+        self.last_round_points = [0] * n
+        self.hands = [set(range(1, 10)) for _ in range(n)]
+        self.blocked: list[set[int]] = [set() for _ in range(n)]
+        self.round = -1
+        self._start_round()
+
+    # ---- round flow ----------------------------------------------------
+    def _start_round(self) -> None:
+        self.round += 1
+        self.limit_card = self.limit_deck.pop()
+        self.basket: list[tuple[int, int]] = []
+        self.passes = 0
+        self.start_player = self.round % self.num_players
+        self.to_act = self.start_player
+        self.narrate(
+            f"round {self.round + 1}/{self.rounds}: limit {self.limit_card[0]} "
+            f"(1st {self.limit_card[1]}, 2nd {self.limit_card[2]}), "
+            f"{self.colour(self.start_player)} starts"
+        )
+        self._skip_players_without_cards()
+
+    def _available(self, seat: int) -> list[int]:
+        return sorted(self.hands[seat] - self.blocked[seat])
+
+    def _skip_players_without_cards(self) -> None:
+        """Auto-pass players who hold no available card; end the phase if due."""
+        n = self.num_players
+        while self.passes < n:
+            if self.hands[self.to_act] - self.blocked[self.to_act]:
+                return
+            self.passes += 1
+            self.to_act = (self.to_act + 1) % n
+        self._end_round()
+
+    def _end_round(self) -> None:
+        points = score_basket(self.basket, self.limit_card, self.num_players)
+        for seat, gained in enumerate(points):
+            self.total[seat] += gained
+        self.last_round_points = points
+        played = [set() for _ in range(self.num_players)]
+        for seat, value in self.basket:
+            played[seat].add(value)
+        for seat in range(self.num_players):
+            # last round's cards come back; this round's stay out for one round
+            self.hands[seat] |= self.blocked[seat]
+            self.blocked[seat] = played[seat]
+        sums = ", ".join(f"{self.colour(s)} {p}" for s, p in enumerate(points))
+        self.narrate(f"scoring: {sums}; totals {self.total}")
+        if self.round + 1 < self.rounds:
+            self._start_round()
+        else:
+            self.to_act = -1
+
+    # ---- contract --------------------------------------------------------
+    def current_player(self) -> int:
+        return self.to_act
+
+    def is_terminal(self) -> bool:
+        return self.to_act < 0
+
+    def legal_actions(self) -> list[Action]:
+        if self.to_act < 0:
+            return []
+        return [PASS, *self._available(self.to_act)]
+
+    def _apply(self, action: Action) -> None:
+        seat = self.to_act
+        if action == PASS:
+            self.passes += 1
+        else:
+            self.hands[seat].discard(action)
+            self.basket.append((seat, action))
+            self.passes = 0
+        self.to_act = (seat + 1) % self.num_players
+        self._skip_players_without_cards()
+
+    def observation(self, player: int) -> Observation:
+        return {
+            "seat": player,
+            "num_players": self.num_players,
+            "round": self.round,
+            "rounds": self.rounds,
+            "start_player": self.start_player,
+            "current_player": self.to_act,
+            "limit": list(self.limit_card),
+            "basket": [[s, v] for s, v in self.basket],
+            "hands": [sorted(h) for h in self.hands],
+            "blocked": [sorted(b) for b in self.blocked],
+            "passes": self.passes,
+            "scores": list(self.total),
+            "last_round": list(self.last_round_points),
+            "unrevealed_limits": sorted(card[0] for card in self.limit_deck),
+        }
+
+    def scores(self) -> list[float]:
+        return list(self.total)
+
+    def clone(self) -> "Limit":
+        twin = Limit.__new__(Limit)
+        twin.__dict__.update(self.__dict__)
+        twin.rng = copy_rng(self.rng)
+        twin.events = None if self.events is None else list(self.events)
+        twin.limit_deck = list(self.limit_deck)
+        twin.total = list(self.total)
+        twin.last_round_points = list(self.last_round_points)
+        twin.hands = [set(h) for h in self.hands]
+        twin.blocked = [set(b) for b in self.blocked]
+        twin.basket = list(self.basket)
+        return twin
+
+    def redeal(self, player: int, seed: int) -> "Limit":
+        state = self._fresh_copy_for_redeal(seed)
+        state.rng.shuffle(state.limit_deck)  # the only hidden thing
+        return state
+
+    # ---- people --------------------------------------------------------
+    @staticmethod
+    def colour(seat: int) -> str:
+        return COLOURS[seat]
+
+    def describe_action(self, action: Action) -> str:
+        who = self.colour(self.to_act)
+        if action == PASS:
+            return f"{who} passes"
+        running = sum(v for _, v in self.basket) + action
+        return f"{who} puts {who} {action} in the basket (basket {running}/{self.limit_card[0]})"
