@@ -78,16 +78,22 @@ class GameInfo:
     # Seats of each team for a player count, or None for an individual game.
     teams: TeamLayout = field(default=no_teams)
     seed_ref: str = ""
+    # Only these counts, where the range has gaps (twin_shoot: 4 or 6).
+    only_counts: tuple[int, ...] = ()
 
-    def player_counts(self) -> range:
-        return range(self.min_players, self.max_players + 1)
+    def player_counts(self) -> list[int]:
+        if self.only_counts:
+            return list(self.only_counts)
+        return list(range(self.min_players, self.max_players + 1))
 
     def check_players(self, num_players: int) -> None:
-        if not self.min_players <= num_players <= self.max_players:
-            raise PlayerCountError(
-                f"{self.slug} is played by {self.min_players}-{self.max_players} "
-                f"players, not {num_players}"
+        if num_players not in self.player_counts():
+            counts = self.player_counts()
+            allowed = (
+                " or ".join(map(str, counts)) if self.only_counts
+                else f"{self.min_players}-{self.max_players}"
             )
+            raise PlayerCountError(f"{self.slug} is played by {allowed} players, not {num_players}")
 
 
 def normalize_action(value: Any) -> Action:

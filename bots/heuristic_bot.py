@@ -1,0 +1,30 @@
+"""The reference heuristic bot: one process, the right policy per game
+(``bots/heuristics/<slug>.py``), chosen at the start of each match."""
+
+from __future__ import annotations
+
+import random
+import zlib
+
+from bots.heuristics import Policy, load
+from bots.sdk import Bot, run
+
+
+class HeuristicBot(Bot):
+    name = "heuristic"
+
+    def __init__(self) -> None:
+        self.policy: Policy | None = None
+        self.rng = random.Random(0)
+
+    def on_start(self, match: dict) -> None:
+        self.policy = load(match["game"])
+        self.rng = random.Random(zlib.crc32(f"{match['match_id']}:{match['seat']}".encode()))
+
+    def choose(self, obs: dict, legal: list, time_left_ms: int) -> int:
+        assert self.policy is not None, "act before start"
+        return self.policy(obs, legal, self.rng)
+
+
+if __name__ == "__main__":
+    run(HeuristicBot())

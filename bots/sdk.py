@@ -1,0 +1,69 @@
+"""A small SDK for bot authors writing in Python (protocol v1, PROTOCOL.md).
+
+Standalone: it needs only ``msgpack``, so it can be copied next to a bot.
+
+    from bots.sdk import Bot, run
+
+    class MyBot(Bot):
+        name = "my-bot"
+        def choose(self, obs, legal, time_left_ms):
+            return 0          # index into legal
+
+    if __name__ == "__main__":
+        run(MyBot())
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Any, BinaryIO
+
+import msgpack
+
+PROTOCOL_VERSION = 1
+
+
+class Bot:
+    """Override ``choose``; the other hooks are optional."""
+
+    name = "unnamed-bot"
+
+    def on_start(self, match: dict[str, Any]) -> None:
+        """A match begins: ``match`` holds game, seat, players, teams, limits."""
+
+    def choose(self, obs: dict[str, Any], legal: list[Any], time_left_ms: int) -> int:
+        """Return the index of the chosen action in ``legal``."""
+        raise NotImplementedError
+
+    def on_end(self, result: dict[str, Any]) -> None:
+        """The match is over: scores, ranks, capped."""
+
+
+def run(bot: Bot, stdin: BinaryIO | None = None, stdout: BinaryIO | None = None) -> None:
+    """Serve the protocol until ``quit`` or end of input."""
+    source = stdin or sys.stdin.buffer
+    sink = stdout or sys.stdout.buffer
+    unpacker = msgpack.Unpacker(raw=False, strict_map_key=False)
+
+    def send(message: dict[str, Any]) -> None:
+        sink.write(msgpack.packb(message))
+        sink.flush()
+
+    while True:
+        data = source.read1(65536) if hasattr(source, "read1") else source.read(65536)
+        if not data:
+            return
+        unpacker.feed(data)
+        for message in unpacker:
+            kind = message.get("type")
+            if kind == "act":
+                index = bot.choose(message["obs"], message["legal"], message["time_left_ms"])
+                send({"type": "action", "index": int(index)})
+            elif kind == "start":
+                bot.on_start(message)
+            elif kind == "end":
+                bot.on_end(message)
+            elif kind == "hello":
+                send({"type": "hello", "protocol": PROTOCOL_VERSION, "name": bot.name})
+            elif kind == "quit":
+                return

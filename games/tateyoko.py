@@ -1,0 +1,425 @@
+"""tateyoko: grow a grid of TENNOS cards, up by rank and across by suit (seed 003 §03).
+
+Rules (RULINGS.md, "tateyoko")
+------------------------------
+3-7 players, the 78 TENNOS suit cards (no jokers). Each game: shuffle, deal
+15/12/10/8/8 cards each for 3/4/5/6/7 players; the rest is the face-down
+deck, whose top card is turned face up as the grid's first card, at (0, 0).
+
+From the start player clockwise, a turn is one of:
+
+* **Play:** place one or more cards from hand on the grid. Each card goes on
+  an empty cell orthogonally next to at least one card. Vertical neighbours
+  must have the same rank; horizontal neighbours the same suit and ranks one
+  apart, K and A being one apart (A-2-...-Q-K-A). Every neighbour of the new
+  card must fit. Each card after the first must be next to the card placed
+  just before it, and all the turn's cards lie in one straight line.
+* **Pass:** draw 1 card if the deck has cards (nothing otherwise).
+
+A game ends at once when a player's hand is empty, or after n passes in a
+row. Score: empty hand +5; every other player loses (cards of their largest
+suit in hand x number of suits in hand). A match is n games; the start player
+of game g (0-based) is seat g mod n (seat 0 first, then moving left). The
+cumulative score decides the standings.
+
+Rulings made here (the seed and RULINGS.md are silent)
+------------------------------------------------------
+* Grid coordinates: the first card is at (0, 0); x grows to the right, y
+  grows *upwards* (the seed's "above" is y + 1, "below" y - 1). The grid is
+  unbounded.
+* The straight line: the second card of a turn fixes the direction (any of
+  the four neighbours of the first card); every later card continues in that
+  direction, next to the previous one.
+* A turn ends when the player stops, when their hand is empty (the game
+  ends), or automatically when no card of their hand fits the next cell(s)
+  allowed by the line rule (so a forced "stop" is never asked).
+* "Pass" resets nothing; any placement resets the passes-in-a-row count. A
+  player may pass even when they could play. Pass is offered only as the
+  first step of a turn.
+* Scores "as they stand" are the totals of the finished games only.
+* Standings: by total score; there is no tie-break (tied players share a rank).
+* The seed's optional early stop (a penalty threshold such as -20) is not
+  used: the match is always n games (RULINGS.md).
+* Redeal resamples the other hands and the deck together (sizes kept). It
+  does not keep inferences from history such as "they passed, so they held
+  no fitting card" (a player may pass at will anyway).
+
+Actions
+-------
+* ``"pass"``: first step of a turn only (draws a card if the deck has any).
+* ``"stop"``: end the turn after at least one card was placed.
+* ``(card, x, y)``: place ``card`` (TENNOS int, ``suit * 13 + rank - 1``) on
+  cell (x, y). At the first step: any legal cell; later: the next cell(s)
+  allowed by the line rule.
+
+Order: ``"pass"`` or ``"stop"`` first, then placements sorted by
+(card, x, y).
+
+Observation layout
+------------------
+``seat``, ``num_players``, ``current_player``, ``game`` (0-based index of the
+current game), ``games`` (n), ``start_player`` (of this game), ``hand``
+(sorted own cards), ``hand_sizes`` (per seat), ``deck_size``, ``grid`` (list
+of [x, y, card], sorted by x then y), ``turn`` (list of [x, y, card] placed
+so far in the current turn, in order; empty between turns), ``passes``
+(passes in a row), ``scores`` (cumulative totals of finished games),
+``last_game`` (per-seat points of the previous game; zeros before),
+``game_over`` (bool: the match has ended).
+"""
+
+from __future__ import annotations
+
+from games.base import Action, Game, GameInfo, Observation, copy_rng
+from games.tennos import NUM_RANKS, card_name, deck
+
+PASS = "pass"
+STOP = "stop"
+HAND_SIZES = {3: 15, 4: 12, 5: 10, 6: 8, 7: 8}
+NEIGHBOURS = ((0, 1), (0, -1), (1, 0), (-1, 0))
+
+
+def ranks_adjacent(a: int, b: int) -> bool:
+    """Ranks of cards a and b are one apart, K and A included."""
+    return (a % NUM_RANKS - b % NUM_RANKS) % NUM_RANKS in (1, NUM_RANKS - 1)
+
+
+def fits(grid: dict[tuple[int, int], int], c: int, x: int, y: int) -> bool:
+    """May card c go on cell (x, y)? (empty, next to a card, every neighbour fits)"""
+    if (x, y) in grid:
+        return False
+    touching = False
+    rank = c % NUM_RANKS
+    for dy in (1, -1):
+        other = grid.get((x, y + dy))
+        if other is not None:
+            touching = True
+            if other % NUM_RANKS != rank:
+                return False
+    suit = c // NUM_RANKS
+    for dx in (1, -1):
+        other = grid.get((x + dx, y))
+        if other is not None:
+            touching = True
+            if other // NUM_RANKS != suit or not ranks_adjacent(c, other):
+                return False
+    return touching
+
+
+def cell_candidates(grid: dict[tuple[int, int], int], x: int, y: int) -> list[int]:
+    """Every card (of the 78) that fits the empty cell (x, y), ascending."""
+    if (x, y) in grid:
+        return []
+    vertical = [grid[p] for p in ((x, y + 1), (x, y - 1)) if p in grid]
+    horizontal = [grid[p] for p in ((x + 1, y), (x - 1, y)) if p in grid]
+    if vertical:
+        rank = vertical[0] % NUM_RANKS
+        if any(v % NUM_RANKS != rank for v in vertical):
+            return []
+        options = [s * NUM_RANKS + rank for s in range(6)]
+    elif horizontal:
+        h = horizontal[0]
+        suit = h // NUM_RANKS
+        options = [
+            suit * NUM_RANKS + (h % NUM_RANKS + d) % NUM_RANKS for d in (-1, 1)
+        ]
+    else:
+        return []
+    return sorted(
+        c
+        for c in set(options)
+        if all(h // NUM_RANKS == c // NUM_RANKS and ranks_adjacent(c, h) for h in horizontal)
+    )
+
+
+def frontier(grid: dict[tuple[int, int], int]) -> list[tuple[int, int]]:
+    """Empty cells orthogonally next to a card, sorted."""
+    cells = set()
+    for x, y in grid:
+        for dx, dy in NEIGHBOURS:
+            cell = (x + dx, y + dy)
+            if cell not in grid:
+                cells.add(cell)
+    return sorted(cells)
+
+
+def cell_options(grid: dict[tuple[int, int], int], x: int, y: int) -> tuple[int, ...]:
+    """Every card (of the 78) that fits the cell (x, y), ascending; () if none."""
+    if (x, y) in grid:
+        return ()
+    get = grid.get
+    up = get((x, y + 1))
+    down = get((x, y - 1))
+    right = get((x + 1, y))
+    left = get((x - 1, y))
+    if up is not None or down is not None:
+        rank = (up if up is not None else down) % NUM_RANKS
+        if up is not None and down is not None and down % NUM_RANKS != rank:
+            return ()
+        options = [s * NUM_RANKS + rank for s in range(6)]
+    elif right is not None or left is not None:
+        h = right if right is not None else left
+        base = h - h % NUM_RANKS
+        r = h % NUM_RANKS
+        options = sorted({base + (r - 1) % NUM_RANKS, base + (r + 1) % NUM_RANKS})
+    else:
+        return ()
+    found = []
+    for c in options:
+        if right is not None and (
+            right // NUM_RANKS != c // NUM_RANKS or not ranks_adjacent(c, right)
+        ):
+            continue
+        if left is not None and (
+            left // NUM_RANKS != c // NUM_RANKS or not ranks_adjacent(c, left)
+        ):
+            continue
+        found.append(c)
+    return tuple(found)
+
+
+def placements(
+    grid: dict[tuple[int, int], int], hand, cells
+) -> list[tuple[int, int, int]]:
+    """Legal (card, x, y) for the cards of hand on the given cells, sorted."""
+    held = set(hand)
+    found = [(c, x, y) for x, y in cells for c in cell_options(grid, x, y) if c in held]
+    found.sort()
+    return found
+
+
+def open_cells(grid: dict[tuple[int, int], int]) -> dict[tuple[int, int], tuple[int, ...]]:
+    """Every empty cell some card fits, with the cards that fit it."""
+    table = {}
+    for cell in frontier(grid):
+        options = cell_options(grid, *cell)
+        if options:
+            table[cell] = options
+    return table
+
+
+def next_cells(turn: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """Cells where the next card of a turn may go (before emptiness checks)."""
+    if not turn:
+        return []
+    x, y = turn[-1]
+    if len(turn) == 1:
+        return [(x + dx, y + dy) for dx, dy in NEIGHBOURS]
+    px, py = turn[-2]
+    return [(2 * x - px, 2 * y - py)]
+
+
+def penalty(hand) -> int:
+    """Points of a hand at the end of a game: +5 if empty, else -(largest suit x suits)."""
+    if not hand:
+        return 5
+    counts: dict[int, int] = {}
+    for c in hand:
+        counts[c // NUM_RANKS] = counts.get(c // NUM_RANKS, 0) + 1
+    return -max(counts.values()) * len(counts)
+
+
+class Tateyoko(Game):
+    INFO = GameInfo(
+        slug="tateyoko",
+        title="Tateyoko",
+        min_players=3,
+        max_players=7,
+        rules_version="1",
+        max_decisions=20000,
+        seed_ref="seed 003 §03",
+    )
+
+    def setup(self) -> None:
+        n = self.num_players
+        self.games = n
+        self.game_index = -1
+        self.total = [0] * n
+        self.last_game_points = [0] * n
+        self.to_act = 0
+        self._start_game()
+
+    # ---- game flow -------------------------------------------------------
+    def _start_game(self) -> None:
+        n = self.num_players
+        self.game_index += 1
+        self.start_player = self.game_index % n
+        cards = deck()
+        self.rng.shuffle(cards)
+        size = HAND_SIZES[n]
+        self.hands = [cards[i * size:(i + 1) * size] for i in range(n)]
+        self.deck = cards[n * size:]  # top of the deck = last element
+        first = self.deck.pop()
+        self.grid: dict[tuple[int, int], int] = {(0, 0): first}
+        self._open_grid = None
+        self._open_len = 0
+        self._open_table: dict[tuple[int, int], tuple[int, ...]] = {}
+        self.turn: list[tuple[int, int]] = []
+        self.passes = 0
+        self.to_act = self.start_player
+        self.narrate(
+            f"game {self.game_index + 1}/{self.games}: {size} cards each, "
+            f"{card_name(first)} starts the grid, seat {self.start_player} starts"
+        )
+
+    def _end_game(self) -> None:
+        points = [penalty(h) for h in self.hands]
+        for seat, p in enumerate(points):
+            self.total[seat] += p
+        self.last_game_points = points
+        self.narrate(f"game {self.game_index + 1} scoring: {points}; totals {self.total}")
+        self.turn = []
+        if self.game_index + 1 < self.games:
+            self._start_game()
+        else:
+            self.to_act = -1
+            self.narrate(f"match over: totals {self.total}")
+
+    def _end_turn(self) -> None:
+        self.turn = []
+        self.to_act = (self.to_act + 1) % self.num_players
+
+    def _open(self) -> dict[tuple[int, int], tuple[int, ...]]:
+        """Cached open_cells(self.grid), rebuilt if the grid was replaced."""
+        if self._open_grid is not self.grid or self._open_len != len(self.grid):
+            self._open_table = open_cells(self.grid)
+            self._open_grid = self.grid
+            self._open_len = len(self.grid)
+        return self._open_table
+
+    def _place(self, c: int, x: int, y: int) -> None:
+        table = self._open()
+        self.grid[(x, y)] = c
+        table.pop((x, y), None)
+        for dx, dy in NEIGHBOURS:
+            cell = (x + dx, y + dy)
+            if cell not in self.grid:
+                options = cell_options(self.grid, *cell)
+                if options:
+                    table[cell] = options
+                else:
+                    table.pop(cell, None)
+        self._open_len = len(self.grid)
+
+    def _continuations(self) -> list[tuple[int, int, int]]:
+        table = self._open()
+        held = set(self.hands[self.to_act])
+        found = [
+            (c, x, y)
+            for x, y in next_cells(self.turn)
+            for c in table.get((x, y), ())
+            if c in held
+        ]
+        found.sort()
+        return found
+
+    # ---- contract --------------------------------------------------------
+    def current_player(self) -> int:
+        return self.to_act
+
+    def is_terminal(self) -> bool:
+        return self.to_act < 0
+
+    def legal_actions(self) -> list[Action]:
+        if self.to_act < 0:
+            return []
+        if not self.turn:
+            held = set(self.hands[self.to_act])
+            found = [
+                (c, x, y)
+                for (x, y), options in self._open().items()
+                for c in options
+                if c in held
+            ]
+            found.sort()
+            return [PASS, *found]
+        return [STOP, *self._continuations()]
+
+    def _apply(self, action: Action) -> None:
+        seat = self.to_act
+        if action == PASS:
+            self.passes += 1
+            if self.deck:
+                self.hands[seat].append(self.deck.pop())
+            if self.passes >= self.num_players:
+                self._end_game()
+            else:
+                self._end_turn()
+            return
+        if action == STOP:
+            self._end_turn()
+            return
+        c, x, y = action
+        self.hands[seat].remove(c)
+        self._place(c, x, y)
+        self.turn.append((x, y))
+        self.passes = 0
+        if not self.hands[seat]:
+            self._end_game()
+        elif not self._continuations():
+            self._end_turn()
+
+    def observation(self, player: int) -> Observation:
+        return {
+            "seat": player,
+            "num_players": self.num_players,
+            "current_player": self.to_act,
+            "game": self.game_index,
+            "games": self.games,
+            "start_player": self.start_player,
+            "hand": sorted(self.hands[player]),
+            "hand_sizes": [len(h) for h in self.hands],
+            "deck_size": len(self.deck),
+            "grid": [[x, y, c] for (x, y), c in sorted(self.grid.items())],
+            "turn": [[x, y, self.grid[(x, y)]] for x, y in self.turn],
+            "passes": self.passes,
+            "scores": list(self.total),
+            "last_game": list(self.last_game_points),
+            "game_over": self.to_act < 0,
+        }
+
+    def scores(self) -> list[float]:
+        return list(self.total)
+
+    def clone(self) -> "Tateyoko":
+        twin = Tateyoko.__new__(Tateyoko)
+        twin.__dict__.update(self.__dict__)
+        twin.rng = copy_rng(self.rng)
+        twin.events = None if self.events is None else list(self.events)
+        twin.total = list(self.total)
+        twin.last_game_points = list(self.last_game_points)
+        twin.hands = [list(h) for h in self.hands]
+        twin.deck = list(self.deck)
+        twin.grid = dict(self.grid)
+        if self._open_grid is self.grid and self._open_len == len(self.grid):
+            twin._open_table = dict(self._open_table)
+            twin._open_grid = twin.grid
+        else:
+            twin._open_grid = None
+        twin.turn = list(self.turn)
+        return twin
+
+    def redeal(self, player: int, seed: int) -> "Tateyoko":
+        state = self._fresh_copy_for_redeal(seed)
+        hidden = list(state.deck)
+        for seat, hand in enumerate(state.hands):
+            if seat != player:
+                hidden.extend(hand)
+        hidden.sort()
+        state.rng.shuffle(hidden)
+        for seat, hand in enumerate(state.hands):
+            if seat != player:
+                size = len(hand)
+                state.hands[seat] = hidden[:size]
+                hidden = hidden[size:]
+        state.deck = hidden
+        return state
+
+    # ---- people ----------------------------------------------------------
+    def describe_action(self, action: Action) -> str:
+        who = f"seat {self.to_act}"
+        if action == PASS:
+            return f"{who} passes" + (" and draws a card" if self.deck else "")
+        if action == STOP:
+            return f"{who} stops"
+        c, x, y = action
+        return f"{who} places {card_name(c)} at ({x},{y})"

@@ -1,0 +1,509 @@
+"""tenos_square: lay a face-down row face up in ascending order (seed 003 §06).
+
+Rules (RULINGS.md, "tenos_square")
+----------------------------------
+3 or 4 players; 60 TENNOS cards (6 suits x A..10; A < 2 < ... < 10, suits
+have no order). With 4 players partners sit opposite (seats 0+2, 1+3) and
+add their scores; with 3 players everyone plays alone.
+
+A game is n deals. Deal d (0-based) is dealt by seat d mod n (the first
+dealer is seat 0, then the deal passes to the left). The dealer shuffles and
+deals each player a row of 9 cards (3 players: 8) face down, unseen even by
+the row's owner, then 3 more cards each. Each player keeps 2 as the hand and
+puts 1 face down in the centre (a secret choice, asked one player at a time in
+seat order from the start player). Then the centre cards are turned face up;
+they and the deck's top card (unseen) are the exchange candidates.
+
+Start player: deal 1, the dealer's left neighbour; later deals, the player
+with the lowest cumulative individual score (ties: the first of them counting
+clockwise from the dealer's left neighbour).
+
+A turn: (1) optionally exchange: put 2 hand cards face up in the centre, then
+take 1 candidate (any face-up centre card, the two just put included, or the
+deck's top card, blind); (2) play a hand card face up onto a face-down place
+of one's own row; (3) take that place's card into hand.
+
+Next player by the place played. 4 players, places 0..8 left to right: 0-2
+left neighbour (seat + 1), 6-8 right neighbour (seat - 1), 3 or 5 the partner
+(seat + 2), 4 the same player again. 3 players, places 0..7 laid 3-2-3: 0-2
+left, 5-7 right, 3-4 the same player again.
+
+The deal ends at once when a row is all face up; its owner scores 5 x n.
+Every player then scores their row: face-down places are ignored; the
+face-up cards, left to right, split into maximal non-decreasing runs (equal
+ranks continue a run); the row scores the sum of the squares of the run
+lengths (A,2,5,6,6,7,6,10,3 -> 36 + 4 + 1 = 41).
+
+Winner: the highest score (4 players: the team total). 4 players, tied teams:
+the team whose member went out in the last deal wins. 3 players: tied players
+share the rank.
+
+Rulings made here (the seed and RULINGS.md are silent)
+------------------------------------------------------
+* The hand never grows: a turn plays one card and takes one back, and an
+  exchange puts 2 and takes 1. So a player holds 2 cards until they exchange
+  and 1 card for the rest of the deal; an exchange is offered only while the
+  hand holds at least 2 cards (at most once per deal in practice).
+* Forced steps are not asked: when the cards still to be put in an exchange
+  are the whole hand (always the case with a 2-card hand) they are put
+  without a decision, and with a 1-card hand the card to play is chosen
+  automatically. A step with a real choice is always asked.
+* The card chosen to play (step "play") is public from that moment: it is on
+  its way face up to the row.
+* The centre cards are revealed together, sorted by card id: nobody learns
+  who put which (each player still knows their own).
+* A card taken from the face-up centre is publicly known to be in the
+  taker's hand until they play it (``known_hands``); a deck card taken blind
+  is not.
+* The deck's top card is a candidate only while the deck has cards (with
+  12 or more cards left after the deal and at most one exchange per player
+  per deal, it never runs out).
+* Deal points are added only when a deal ends; ``scores()`` between deals (or
+  in a capped match) counts the finished deals only.
+* Tie-break "went out in the last deal" reads, while the game is running, as
+  the most recent finished deal; before any deal has finished there is none.
+* Face-down cards left at the end of a deal are not revealed.
+
+Redeal: every card the player has not seen (the deck, every face-down row
+card including their own, other players' hands except the cards publicly
+known to be there, other players' secret centre cards before the reveal) is
+reshuffled among the same slots. Hand sizes, known hand cards and everything
+face up stay.
+
+Actions
+-------
+* ``("centre", card)``: setup, put that card face down in the centre.
+* ``"no_exchange"`` / ``"exchange"``: step (1), offered in that order.
+* ``("put", card)``: put that hand card face up in the centre (only asked
+  when the choice is not forced).
+* ``("take", card)``: take that face-up centre card; ``"deck"``: take the
+  deck's top card blind. Order: centre cards ascending, then ``"deck"``.
+* ``("play", card)``: play that hand card (only asked with 2+ cards).
+* ``("place", i)``: lay the played card on face-down place i (0-based, left
+  to right) and take the card that was there into hand.
+Cards are TENNOS ids (``games.tennos``): ``suit * 13 + rank - 1``.
+
+Observation layout
+------------------
+``seat``, ``num_players``, ``current_player`` (-1 when over), ``phase``
+("centre", "exchange", "put", "take", "play", "place" or "over"), ``deal``
+(0-based), ``deals``, ``dealer``, ``start_player``, ``partner`` (seat, or
+None with 3 players), ``hand`` (own cards, sorted), ``hand_sizes`` (per
+seat), ``known_hands`` (per seat, sorted cards publicly known to be in that
+hand), ``rows`` (per seat, per place: the card if face up, None if face
+down; the same for one's own row: its owner does not know it),
+``row_scores`` (per seat, the row's score as it stands), ``centre`` (sorted
+face-up centre cards), ``centre_put`` (per seat, whether they have put
+their secret centre card this deal), ``my_centre_card`` (own secret centre
+card this deal, or None), ``exchange_put`` (cards put so far in the exchange
+in progress), ``playing`` (the card being played, or None), ``deck_size``,
+``scores`` (per seat; team totals with 4 players), ``totals`` (per seat,
+individual cumulative scores), ``last_deal_points`` (per seat points of the
+last finished deal, or None), ``went_out`` (seat that went out in each
+finished deal).
+"""
+
+from __future__ import annotations
+
+from games.base import Action, Game, GameInfo, Observation, copy_rng
+from games.tennos import card_name, cards_name, deck
+
+CENTRE = "centre"
+EXCHANGE = "exchange"
+NO_EXCHANGE = "no_exchange"
+PUT = "put"
+TAKE = "take"
+DECK = "deck"
+PLAY = "play"
+PLACE = "place"
+OVER = "over"
+
+LEFT, RIGHT, PARTNER, SAME = "left", "right", "partner", "same"
+
+
+def tenos_square_teams(num_players: int) -> tuple[tuple[int, ...], ...] | None:
+    """Partners sit opposite with 4 players; 3 players play alone."""
+    return ((0, 2), (1, 3)) if num_players == 4 else None
+
+
+def rank(card: int) -> int:
+    return card % 13 + 1
+
+
+def row_score(row: list[int | None]) -> int:
+    """Score of a row given as cards (face up) or None (face down, ignored):
+    the sum of squares of the lengths of maximal non-decreasing runs."""
+    total = 0
+    run = 0
+    previous = 0
+    for card in row:
+        if card is None:
+            continue
+        value = rank(card)
+        if run and value >= previous:
+            run += 1
+        else:
+            total += run * run
+            run = 1
+        previous = value
+    return total + run * run
+
+
+def row_length(num_players: int) -> int:
+    return 9 if num_players == 4 else 8
+
+
+def next_direction(num_players: int, place: int) -> str:
+    """Which player moves after a card is laid on ``place``."""
+    if num_players == 4:
+        if place <= 2:
+            return LEFT
+        if place >= 6:
+            return RIGHT
+        return SAME if place == 4 else PARTNER
+    if place <= 2:
+        return LEFT
+    if place >= 5:
+        return RIGHT
+    return SAME
+
+
+def next_player(num_players: int, seat: int, place: int) -> int:
+    direction = next_direction(num_players, place)
+    if direction == LEFT:
+        return (seat + 1) % num_players
+    if direction == RIGHT:
+        return (seat - 1) % num_players
+    if direction == PARTNER:
+        return (seat + 2) % num_players
+    return seat
+
+
+class TenosSquare(Game):
+    INFO = GameInfo(
+        slug="tenos_square",
+        title="Tenos Square",
+        min_players=3,
+        max_players=4,
+        rules_version="1",
+        max_decisions=3000,
+        teams=tenos_square_teams,
+        seed_ref="seed 003 §06",
+    )
+
+    def setup(self) -> None:
+        n = self.num_players
+        self.row_len = row_length(n)
+        self.deals = n
+        self.deal = -1
+        self.totals = [0] * n
+        self.went_out: list[int] = []
+        self.deal_points: list[int] | None = None
+        self._start_deal()
+
+    # ---- deal flow -------------------------------------------------------
+    def _start_deal(self) -> None:
+        n = self.num_players
+        self.deal += 1
+        self.dealer = self.deal % n
+        order = [(self.dealer + 1 + k) % n for k in range(n)]
+        if self.deal == 0:
+            self.start_player = order[0]
+        else:
+            low = min(self.totals)
+            self.start_player = next(s for s in order if self.totals[s] == low)
+        cards = deck(ranks=range(1, 11))
+        self.rng.shuffle(cards)
+        self.rows: list[list[int]] = [[0] * self.row_len for _ in range(n)]
+        self.up: list[list[bool]] = [[False] * self.row_len for _ in range(n)]
+        for place in range(self.row_len):
+            for seat in order:
+                self.rows[seat][place] = cards.pop()
+        self.hands: list[list[int]] = [[] for _ in range(n)]
+        for _ in range(3):
+            for seat in order:
+                self.hands[seat].append(cards.pop())
+        for hand in self.hands:
+            hand.sort()
+        self.deck = cards  # top = last
+        self.secret: list[int | None] = [None] * n
+        self.centre: list[int] = []
+        self.known: list[list[int]] = [[] for _ in range(n)]
+        self.exchange_put: list[int] = []
+        self.playing: int | None = None
+        self.phase = CENTRE
+        self.to_act = self.start_player
+        self.narrate(
+            f"deal {self.deal + 1}/{self.deals}: seat {self.dealer} deals, "
+            f"seat {self.start_player} starts"
+        )
+
+    def _reveal_centre(self) -> None:
+        self.centre = sorted(c for c in self.secret if c is not None)
+        self.narrate(f"centre turned face up: {cards_name(self.centre)}")
+        self.to_act = self.start_player
+        self._begin_turn()
+
+    def _begin_turn(self) -> None:
+        if len(self.hands[self.to_act]) >= 2:
+            self.phase = EXCHANGE
+        else:
+            self._to_play_step()
+
+    def _continue_put(self) -> None:
+        hand = self.hands[self.to_act]
+        to_put = 2 - len(self.exchange_put)
+        if to_put and len(hand) == to_put:  # forced: the whole hand goes
+            for card in list(hand):
+                self._put(card)
+            to_put = 0
+        self.phase = TAKE if to_put == 0 else PUT
+
+    def _put(self, card: int) -> None:
+        seat = self.to_act
+        self.hands[seat].remove(card)
+        if card in self.known[seat]:
+            self.known[seat].remove(card)
+        self.exchange_put.append(card)
+        self.centre.append(card)
+        self.centre.sort()
+
+    def _to_play_step(self) -> None:
+        hand = self.hands[self.to_act]
+        if len(hand) == 1:
+            self._choose_play(hand[0])
+        else:
+            self.phase = PLAY
+
+    def _choose_play(self, card: int) -> None:
+        seat = self.to_act
+        self.hands[seat].remove(card)
+        if card in self.known[seat]:
+            self.known[seat].remove(card)
+        self.playing = card
+        self.phase = PLACE
+
+    def _end_deal(self, out: int) -> None:
+        n = self.num_players
+        points = [row_score(self._visible_row(s)) for s in range(n)]
+        points[out] += 5 * n
+        for seat in range(n):
+            self.totals[seat] += points[seat]
+        self.deal_points = points
+        self.went_out.append(out)
+        self.narrate(
+            f"seat {out} goes out (+{5 * n}); deal points {points}; totals {self.totals}"
+        )
+        if self.deal + 1 < self.deals:
+            self._start_deal()
+        else:
+            self.phase = OVER
+            self.to_act = -1
+            self.narrate(f"game over: scores {self.scores()}, standings {self.standings()}")
+
+    def _visible_row(self, seat: int) -> list[int | None]:
+        return [c if u else None for c, u in zip(self.rows[seat], self.up[seat])]
+
+    # ---- contract --------------------------------------------------------
+    def current_player(self) -> int:
+        return self.to_act
+
+    def is_terminal(self) -> bool:
+        return self.to_act < 0
+
+    def legal_actions(self) -> list[Action]:
+        if self.to_act < 0:
+            return []
+        seat = self.to_act
+        phase = self.phase
+        if phase == CENTRE:
+            return [(CENTRE, c) for c in self.hands[seat]]
+        if phase == EXCHANGE:
+            return [NO_EXCHANGE, EXCHANGE]
+        if phase == PUT:
+            return [(PUT, c) for c in self.hands[seat]]
+        if phase == TAKE:
+            return [(TAKE, c) for c in self.centre] + ([DECK] if self.deck else [])
+        if phase == PLAY:
+            return [(PLAY, c) for c in self.hands[seat]]
+        up = self.up[seat]
+        return [(PLACE, i) for i in range(self.row_len) if not up[i]]
+
+    def _apply(self, action: Action) -> None:
+        seat = self.to_act
+        phase = self.phase
+        if phase == CENTRE:
+            card = action[1]
+            self.hands[seat].remove(card)
+            self.secret[seat] = card
+            following = (seat + 1) % self.num_players
+            if following == self.start_player:
+                self._reveal_centre()
+            else:
+                self.to_act = following
+        elif phase == EXCHANGE:
+            if action == EXCHANGE:
+                self.exchange_put = []
+                self._continue_put()
+            else:
+                self._to_play_step()
+        elif phase == PUT:
+            self._put(action[1])
+            self._continue_put()
+        elif phase == TAKE:
+            if action == DECK:
+                card = self.deck.pop()
+            else:
+                card = action[1]
+                self.centre.remove(card)
+                self.known[seat].append(card)
+                self.known[seat].sort()
+            self.hands[seat].append(card)
+            self.hands[seat].sort()
+            self.exchange_put = []
+            self._to_play_step()
+        elif phase == PLAY:
+            self._choose_play(action[1])
+        else:  # PLACE
+            place = action[1]
+            taken = self.rows[seat][place]
+            self.rows[seat][place] = self.playing
+            self.up[seat][place] = True
+            self.playing = None
+            self.hands[seat].append(taken)
+            self.hands[seat].sort()
+            if all(self.up[seat]):
+                self._end_deal(seat)
+            else:
+                self.to_act = next_player(self.num_players, seat, place)
+                self._begin_turn()
+
+    def observation(self, player: int) -> Observation:
+        n = self.num_players
+        rows = [self._visible_row(s) for s in range(n)]
+        return {
+            "seat": player,
+            "num_players": n,
+            "current_player": self.to_act,
+            "phase": self.phase,
+            "deal": self.deal,
+            "deals": self.deals,
+            "dealer": self.dealer,
+            "start_player": self.start_player,
+            "partner": (player + 2) % 4 if n == 4 else None,
+            "hand": sorted(self.hands[player]),
+            "hand_sizes": [len(h) for h in self.hands],
+            "known_hands": [sorted(k) for k in self.known],
+            "rows": rows,
+            "row_scores": [row_score(r) for r in rows],
+            "centre": sorted(self.centre),
+            "centre_put": [c is not None for c in self.secret],
+            "my_centre_card": self.secret[player],
+            "exchange_put": list(self.exchange_put),
+            "playing": self.playing,
+            "deck_size": len(self.deck),
+            "scores": self.scores(),
+            "totals": list(self.totals),
+            "last_deal_points": None if self.deal_points is None else list(self.deal_points),
+            "went_out": list(self.went_out),
+        }
+
+    def scores(self) -> list[float]:
+        if self.num_players == 4:
+            t = self.totals
+            return [t[s] + t[(s + 2) % 4] for s in range(4)]
+        return list(self.totals)
+
+    def rank_keys(self) -> list:
+        scores = self.scores()
+        if self.num_players != 4:
+            return scores
+        last = self.went_out[-1] if self.went_out else None
+        return [
+            (scores[s], 1 if last is not None and s % 2 == last % 2 else 0)
+            for s in range(4)
+        ]
+
+    # ---- copies and hidden information ----------------------------------
+    def clone(self) -> "TenosSquare":
+        twin = TenosSquare.__new__(TenosSquare)
+        twin.__dict__.update(self.__dict__)
+        twin.rng = copy_rng(self.rng)
+        twin.events = None if self.events is None else list(self.events)
+        twin.totals = list(self.totals)
+        twin.went_out = list(self.went_out)
+        twin.deal_points = None if self.deal_points is None else list(self.deal_points)
+        twin.rows = [list(r) for r in self.rows]
+        twin.up = [list(u) for u in self.up]
+        twin.hands = [list(h) for h in self.hands]
+        twin.deck = list(self.deck)
+        twin.secret = list(self.secret)
+        twin.centre = list(self.centre)
+        twin.known = [list(k) for k in self.known]
+        twin.exchange_put = list(self.exchange_put)
+        return twin
+
+    def redeal(self, player: int, seed: int) -> "TenosSquare":
+        state = self._fresh_copy_for_redeal(seed)
+        if state.is_terminal():
+            return state
+        n = state.num_players
+        revealed = state.phase != CENTRE
+        pool: list[int] = list(state.deck)
+        for seat in range(n):
+            for place in range(state.row_len):
+                if not state.up[seat][place]:
+                    pool.append(state.rows[seat][place])
+        unknown_in_hand = [[] for _ in range(n)]
+        for seat in range(n):
+            if seat == player:
+                continue
+            unknown_in_hand[seat] = [c for c in state.hands[seat] if c not in state.known[seat]]
+            pool.extend(unknown_in_hand[seat])
+            if not revealed and state.secret[seat] is not None:
+                pool.append(state.secret[seat])
+        state.rng.shuffle(pool)
+        # hand the cards back to the same slots, in the same order
+        for i in range(len(state.deck)):
+            state.deck[i] = pool.pop()
+        for seat in range(n):
+            for place in range(state.row_len):
+                if not state.up[seat][place]:
+                    state.rows[seat][place] = pool.pop()
+        for seat in range(n):
+            if seat == player:
+                continue
+            fresh = [pool.pop() for _ in unknown_in_hand[seat]]
+            state.hands[seat] = sorted(state.known[seat] + fresh)
+            if not revealed and state.secret[seat] is not None:
+                state.secret[seat] = pool.pop()
+        assert not pool
+        return state
+
+    # ---- people --------------------------------------------------------
+    def describe_action(self, action: Action) -> str:
+        who = f"seat {self.to_act}"
+        if action == EXCHANGE:
+            return f"{who} exchanges"
+        if action == NO_EXCHANGE:
+            return f"{who} does not exchange"
+        if action == DECK:
+            return f"{who} takes the deck's top card blind"
+        kind, value = action
+        if kind == CENTRE:
+            return f"{who} puts {card_name(value)} face down in the centre (secret)"
+        if kind == PUT:
+            return f"{who} puts {card_name(value)} face up in the centre"
+        if kind == TAKE:
+            return f"{who} takes {card_name(value)} from the centre"
+        if kind == PLAY:
+            return f"{who} plays {card_name(value)}"
+        direction = next_direction(self.num_players, value)
+        then = {
+            LEFT: "the left neighbour moves next",
+            RIGHT: "the right neighbour moves next",
+            PARTNER: "the partner moves next",
+            SAME: "plays again",
+        }[direction]
+        card = "" if self.playing is None else f"{card_name(self.playing)} "
+        return f"{who} lays {card}on place {value} and takes its card ({then})"

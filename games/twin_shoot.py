@@ -1,0 +1,520 @@
+"""twin_shoot: a partnership trick-taking game with bid cards (seed 003 §05).
+
+Rules (RULINGS.md, "twin_shoot")
+--------------------------------
+4 or 6 players in teams of two adjacent seats: (0,1), (2,3), (4,5). Seat 2k is
+the team's right-side member, 2k+1 its left-side member (seat s+1 is the left
+neighbour of seat s). TENNOS suits; 4 players use ranks 7..K and A (48 cards),
+6 players ranks 3..K and A (72 cards). Rank order A > K > Q > ... > 3. Suit
+order leaf > cross > club > heart > spade > diamond. Every hand deals 12 cards
+to each player.
+
+Bidding. Each player sets two cards aside face down (their *bid cards*). The
+suit values of the two cards (leaf 5, cross 4, club 3, heart 2, spade 1,
+diamond 0) add up to the number of tricks the player predicts (0..10), e.g.
+cross + heart = 6. Once everyone has bid, each player sees their partner's bid
+cards. Then, if exactly one team is alone in last place on cumulative score,
+its two members are asked whether to bid *open*; the bid is open only if both
+say yes (the partner sees the first answer). An open team's bid cards are
+turned face up for everyone.
+
+Play. 10 tricks, no trump; the hand's opening leader leads the first trick,
+the winner of a trick leads the next. The leader's partner plays second and
+play continues in that direction: clockwise (s+1) when the leader is a
+right-side member (even seat, partner on the left), counter-clockwise when the
+leader is a left-side member (odd seat). While no follow has been made, a
+player must play a card of the led suit or of the led rank if they hold one.
+The first card of the led suit played fixes *suit follow*; the first card of
+the led rank fixes *rank follow*; from then on players must play the led suit
+(suit follow) or the led rank (rank follow) if they can, anything otherwise.
+A player with neither may play anything and the choice passes to the next
+player. Winner: suit follow, the highest rank of the led suit; rank follow,
+the strongest suit among cards of the led rank; no follow, the leader.
+
+Scoring per hand, per team: the tricks both members won; +10 per member whose
+tricks equal their bid; +10 more if both did; an open bid adds +30 to the open
+team if both members made their bids, else +30 to every other team. All bid
+cards are revealed at scoring.
+
+Opening leader: hand 1 seat 0; each next hand the lead passes to the next team
+clockwise, right-side members during the first cycle of teams, left-side
+members during the second, alternating: hand h (0-based) is led by seat
+``2 * (h % T) + (h // T) % 2`` with T teams. The game ends after a hand in
+which any team reaches 100 points, or after 40 hands. Standings follow the
+team totals; tied teams share the rank.
+
+Rulings made here (the seed and RULINGS.md are silent)
+------------------------------------------------------
+* Bids are asked in seat order (clockwise) from the hand's opening leader,
+  each player choosing their two bid cards in two steps (one card per step,
+  any card of the hand each time).
+* The open-bid question goes first to the member of the last team who comes
+  first in seat order from the opening leader, then to the other member. If
+  the first member answers no, the bid is closed and the second member is
+  not asked (their answer could not change anything).
+* Both answers are seen by both members of the asked team. The other teams
+  see only the outcome (``open_team``); when it is open they see the open
+  team's bid cards (and so their predicted tricks) for the rest of the hand.
+* "Reaches 100" means a team total of 100 or more after the hand's scoring.
+* The opening leader's turn comes first in the bidding; a hand always has
+  exactly 10 tricks (12 cards - 2 bid cards).
+
+Actions
+-------
+* Bid phase: the card id (``games.tennos`` encoding, suit * 13 + rank - 1) to
+  set aside, ascending order; two such steps per player.
+* Open-bid question: ``"open"`` (yes) or ``"closed"`` (no), in that order.
+* Play phase: the card id to play, ascending order (only legal cards).
+
+Observation layout
+------------------
+``seat``, ``num_players``, ``team`` (index), ``partner`` (seat),
+``hand_number`` (0-based), ``max_hands`` (40), ``phase`` ("bid", "open",
+"play", "over"), ``opening_leader``, ``current_player``,
+``hand`` (own cards, sorted), ``hand_sizes`` (per seat),
+``bid_cards`` (own bid cards, sorted), ``bid_card_counts`` (per seat, public:
+the cards lie face down on the table), ``partner_bid_cards`` (sorted, None
+until every player has bid), ``bids`` (per seat predicted tricks, None where
+not known to this player: own once both cards are set aside, the partner's
+after bidding, an open team's members for everyone),
+``open_question_team`` (team asked whether to bid open this hand, or None),
+``open_answers`` (per seat: True/False/None, shown for the own team only),
+``open_team`` (team index whose bid is open, or None),
+``open_bid_cards`` (per seat: sorted bid cards of an open team, else None),
+``trick`` (list of [seat, card] in play order), ``trick_leader``,
+``trick_order`` (seats in playing order for this trick), ``led_card`` (or
+None), ``follow_mode`` ("none", "suit" or "rank"), ``tricks_won`` (per seat),
+``tricks_played`` (completed tricks of this hand as
+[leader, [[seat, card], ...], winner]), ``scores`` (per seat: the team total),
+``team_scores`` (per team), ``last_hand`` (None before the first scoring,
+then the previous hand revealed: ``bid_cards`` and ``bids`` per seat,
+``tricks`` per seat, ``points`` per team, ``open_team``).
+
+Redeal: every card not seen by the player (other players' hands, the bid
+cards of players other than the player, their partner after bidding, and an
+open team) is shuffled among the same slots with the same sizes. Inferences
+from play (a player who did not follow holds no card of the led suit/rank) are
+not kept.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from games.base import Action, Game, GameInfo, Observation, PlayerCountError, copy_rng
+from games.tennos import CLUB, CROSS, DIAMOND, HEART, LEAF, SPADE, card_name, deck
+
+# Suit value for bidding; the same numbers order the suits' strength.
+SUIT_VALUE = {LEAF: 5, CROSS: 4, CLUB: 3, HEART: 2, SPADE: 1, DIAMOND: 0}
+_SUIT_VALUE_BY_INDEX = tuple(SUIT_VALUE[s] for s in range(6))
+OPEN = "open"
+CLOSED = "closed"
+TRICKS_PER_HAND = 10
+HAND_SIZE = 12
+TARGET = 100
+MAX_HANDS = 40
+PHASES = ("bid", "open", "play", "over")
+
+
+def twin_shoot_teams(num_players: int) -> tuple[tuple[int, ...], ...]:
+    """Teams of adjacent seats: (0, 1), (2, 3), (4, 5)."""
+    return tuple((2 * k, 2 * k + 1) for k in range(num_players // 2))
+
+
+def suit(c: int) -> int:
+    return c // 13
+
+
+def rank(c: int) -> int:
+    return c % 13 + 1
+
+
+def rank_strength(c: int) -> int:
+    """A is highest: A=14, K=13, ..., 3=3."""
+    r = c % 13 + 1
+    return 14 if r == 1 else r
+
+
+def suit_strength(c: int) -> int:
+    return _SUIT_VALUE_BY_INDEX[c // 13]
+
+
+def bid_value(cards) -> int:
+    """Predicted tricks of a pair of bid cards: the sum of their suit values."""
+    return sum(_SUIT_VALUE_BY_INDEX[c // 13] for c in cards)
+
+
+def deck_for(num_players: int) -> list[int]:
+    ranks = [1, *range(7, 14)] if num_players == 4 else [1, *range(3, 14)]
+    return deck(ranks=ranks)
+
+
+def opening_leader(hand_number: int, num_players: int) -> int:
+    teams = num_players // 2
+    return 2 * (hand_number % teams) + (hand_number // teams) % 2
+
+
+def direction(leader: int) -> int:
+    """+1 (clockwise) when the leader's partner is their left neighbour."""
+    return 1 if leader % 2 == 0 else -1
+
+
+def trick_order(leader: int, num_players: int) -> list[int]:
+    d = direction(leader)
+    return [(leader + d * i) % num_players for i in range(num_players)]
+
+
+def legal_cards(hand, led: int | None, mode: str) -> list[int]:
+    """Cards of ``hand`` that may be played to a trick (sorted)."""
+    if led is None:
+        return sorted(hand)
+    led_suit, led_rank = led // 13, led % 13
+    if mode == "suit":
+        ok = [c for c in hand if c // 13 == led_suit]
+    elif mode == "rank":
+        ok = [c for c in hand if c % 13 == led_rank]
+    else:
+        ok = [c for c in hand if c // 13 == led_suit or c % 13 == led_rank]
+    return sorted(ok) if ok else sorted(hand)
+
+
+def follow_of(led: int, c: int) -> str:
+    """The follow mode a card fixes when none is fixed yet."""
+    if c // 13 == led // 13:
+        return "suit"
+    if c % 13 == led % 13:
+        return "rank"
+    return "none"
+
+
+def trick_winner(plays: list[tuple[int, int]], mode: str) -> int:
+    """Winner seat of a complete trick (plays in order, the leader first)."""
+    leader, led = plays[0]
+    if mode == "suit":
+        cands = [(rank_strength(c), s) for s, c in plays if c // 13 == led // 13]
+    elif mode == "rank":
+        cands = [(suit_strength(c), s) for s, c in plays if c % 13 == led % 13]
+    else:
+        return leader
+    return max(cands)[1]
+
+
+def hand_points(
+    tricks: list[int], bids: list[int], num_players: int, open_team: int | None
+) -> list[int]:
+    """Points per team for one hand."""
+    teams = num_players // 2
+    points = [0] * teams
+    both = [False] * teams
+    for t in range(teams):
+        a, b = 2 * t, 2 * t + 1
+        hits = (tricks[a] == bids[a]) + (tricks[b] == bids[b])
+        points[t] = tricks[a] + tricks[b] + 10 * hits + (10 if hits == 2 else 0)
+        both[t] = hits == 2
+    if open_team is not None:
+        if both[open_team]:
+            points[open_team] += 30
+        else:
+            for t in range(teams):
+                if t != open_team:
+                    points[t] += 30
+    return points
+
+
+@dataclass(frozen=True)
+class TwinShootInfo(GameInfo):
+    """GameInfo for an even player count only: 4 or 6, never 5."""
+
+    def player_counts(self) -> tuple[int, ...]:  # type: ignore[override]
+        return tuple(n for n in range(self.min_players, self.max_players + 1) if n % 2 == 0)
+
+    def check_players(self, num_players: int) -> None:
+        super().check_players(num_players)
+        if num_players % 2:
+            raise PlayerCountError(
+                f"{self.slug} is played by 4 or 6 players (teams of two), not {num_players}"
+            )
+
+
+class TwinShoot(Game):
+    INFO = TwinShootInfo(
+        slug="twin_shoot",
+        title="Twin Shoot",
+        min_players=4,
+        max_players=6,
+        rules_version="1",
+        max_decisions=5000,
+        teams=twin_shoot_teams,
+        seed_ref="seed 003 §05",
+    )
+
+    def setup(self) -> None:
+        n = self.num_players
+        self.team_total = [0] * (n // 2)
+        self.hand_number = 0
+        self.last_hand: dict | None = None
+        self.over = False
+        self._start_hand()
+
+    # ---- hand flow -------------------------------------------------------
+    def _start_hand(self) -> None:
+        n = self.num_players
+        cards = deck_for(n)
+        self.rng.shuffle(cards)
+        self.hands = [sorted(cards[i * HAND_SIZE:(i + 1) * HAND_SIZE]) for i in range(n)]
+        self.bid_cards: list[list[int]] = [[] for _ in range(n)]
+        self.leader = opening_leader(self.hand_number, n)
+        self.bid_order = [(self.leader + i) % n for i in range(n)]
+        self.bid_turn = 0
+        self.phase = "bid"
+        self.to_act = self.leader
+        self.open_question_team: int | None = None
+        self.open_answers: list[bool | None] = [None] * n
+        self.open_askees: list[int] = []
+        self.open_team: int | None = None
+        self.tricks_won = [0] * n
+        self.tricks_played: list[tuple[int, list[tuple[int, int]], int]] = []
+        self.trick: list[tuple[int, int]] = []
+        self.trick_leader = self.leader
+        self.order = trick_order(self.leader, n)
+        self.mode = "none"
+        self.narrate(
+            f"hand {self.hand_number + 1}: 12 cards each, seat {self.leader} leads"
+        )
+
+    def _end_bidding(self) -> None:
+        totals = self.team_total
+        low = min(totals)
+        last = [t for t, v in enumerate(totals) if v == low]
+        if len(last) == 1:
+            t = last[0]
+            n = self.num_players
+            self.open_question_team = t
+            self.open_askees = sorted((2 * t, 2 * t + 1), key=lambda s: (s - self.leader) % n)
+            self.phase = "open"
+            self.to_act = self.open_askees[0]
+        else:
+            self._start_play()
+
+    def _start_play(self) -> None:
+        self.phase = "play"
+        self.trick_leader = self.leader
+        self.order = trick_order(self.leader, self.num_players)
+        self.trick = []
+        self.mode = "none"
+        self.to_act = self.leader
+
+    def _end_trick(self) -> None:
+        winner = trick_winner(self.trick, self.mode)
+        self.tricks_won[winner] += 1
+        self.tricks_played.append((self.trick_leader, self.trick, winner))
+        self.narrate(
+            f"trick {len(self.tricks_played)}: "
+            + " ".join(f"{s}:{card_name(c)}" for s, c in self.trick)
+            + f" ({self.mode} follow) won by seat {winner}"
+        )
+        if len(self.tricks_played) == TRICKS_PER_HAND:
+            self._score_hand()
+            return
+        self.trick_leader = winner
+        self.order = trick_order(winner, self.num_players)
+        self.trick = []
+        self.mode = "none"
+        self.to_act = winner
+
+    def _score_hand(self) -> None:
+        n = self.num_players
+        bids = [bid_value(b) for b in self.bid_cards]
+        points = hand_points(self.tricks_won, bids, n, self.open_team)
+        for t, p in enumerate(points):
+            self.team_total[t] += p
+        self.last_hand = {
+            "bid_cards": [sorted(b) for b in self.bid_cards],
+            "bids": bids,
+            "tricks": list(self.tricks_won),
+            "points": points,
+            "open_team": self.open_team,
+        }
+        self.narrate(
+            f"hand {self.hand_number + 1} scored: bids {bids}, tricks {self.tricks_won}, "
+            f"points {points}, totals {self.team_total}"
+        )
+        self.hand_number += 1
+        if max(self.team_total) >= TARGET or self.hand_number >= MAX_HANDS:
+            self.over = True
+            self.phase = "over"
+            self.to_act = -1
+            self.narrate(f"game over: team totals {self.team_total}")
+        else:
+            self._start_hand()
+
+    # ---- contract --------------------------------------------------------
+    def current_player(self) -> int:
+        return self.to_act
+
+    def is_terminal(self) -> bool:
+        return self.over
+
+    def legal_actions(self) -> list[Action]:
+        if self.over:
+            return []
+        if self.phase == "bid":
+            return list(self.hands[self.to_act])
+        if self.phase == "open":
+            return [OPEN, CLOSED]
+        led = self.trick[0][1] if self.trick else None
+        return legal_cards(self.hands[self.to_act], led, self.mode)
+
+    def _apply(self, action: Action) -> None:
+        seat = self.to_act
+        if self.phase == "bid":
+            self.hands[seat].remove(action)
+            self.bid_cards[seat].append(action)
+            self.bid_cards[seat].sort()
+            if len(self.bid_cards[seat]) == 2:
+                self.bid_turn += 1
+                if self.bid_turn == self.num_players:
+                    self._end_bidding()
+                else:
+                    self.to_act = self.bid_order[self.bid_turn]
+            return
+        if self.phase == "open":
+            yes = action == OPEN
+            self.open_answers[seat] = yes
+            if seat == self.open_askees[0] and yes:
+                self.to_act = self.open_askees[1]
+                return
+            if yes:
+                self.open_team = self.open_question_team
+                self.narrate(f"team {self.open_team} bids open: {self.bid_cards[2 * self.open_team]} "
+                             f"{self.bid_cards[2 * self.open_team + 1]}")
+            self._start_play()
+            return
+        # play
+        self.hands[seat].remove(action)
+        if self.trick:
+            if self.mode == "none":
+                self.mode = follow_of(self.trick[0][1], action)
+        self.trick.append((seat, action))
+        if len(self.trick) == self.num_players:
+            self._end_trick()
+        else:
+            self.to_act = self.order[len(self.trick)]
+
+    def _bids_done(self) -> bool:
+        return self.phase != "bid"
+
+    def observation(self, player: int) -> Observation:
+        n = self.num_players
+        partner = player ^ 1
+        team = player // 2
+        done = self.phase != "bid"
+        bids: list[int | None] = [None] * n
+        if len(self.bid_cards[player]) == 2:
+            bids[player] = bid_value(self.bid_cards[player])
+        if done:
+            bids[partner] = bid_value(self.bid_cards[partner])
+        open_cards: list[list[int] | None] = [None] * n
+        if self.open_team is not None:
+            for s in (2 * self.open_team, 2 * self.open_team + 1):
+                open_cards[s] = list(self.bid_cards[s])
+                bids[s] = bid_value(self.bid_cards[s])
+        answers: list[bool | None] = [None] * n
+        answers[2 * team] = self.open_answers[2 * team]
+        answers[2 * team + 1] = self.open_answers[2 * team + 1]
+        return {
+            "seat": player,
+            "num_players": n,
+            "team": team,
+            "partner": partner,
+            "hand_number": self.hand_number,
+            "max_hands": MAX_HANDS,
+            "phase": self.phase,
+            "opening_leader": self.leader,
+            "current_player": self.to_act,
+            "hand": list(self.hands[player]),
+            "hand_sizes": [len(h) for h in self.hands],
+            "bid_cards": list(self.bid_cards[player]),
+            "bid_card_counts": [len(b) for b in self.bid_cards],
+            "partner_bid_cards": list(self.bid_cards[partner]) if done else None,
+            "bids": bids,
+            "open_question_team": self.open_question_team,
+            "open_answers": answers,
+            "open_team": self.open_team,
+            "open_bid_cards": open_cards,
+            "trick": [[s, c] for s, c in self.trick],
+            "trick_leader": self.trick_leader,
+            "trick_order": list(self.order),
+            "led_card": self.trick[0][1] if self.trick else None,
+            "follow_mode": self.mode,
+            "tricks_won": list(self.tricks_won),
+            "tricks_played": [
+                [lead, [[s, c] for s, c in plays], win] for lead, plays, win in self.tricks_played
+            ],
+            "scores": self.scores(),
+            "team_scores": list(self.team_total),
+            "last_hand": self.last_hand,
+        }
+
+    def scores(self) -> list[float]:
+        return [self.team_total[s // 2] for s in range(self.num_players)]
+
+    def clone(self) -> "TwinShoot":
+        twin = TwinShoot.__new__(TwinShoot)
+        twin.__dict__.update(self.__dict__)
+        twin.rng = copy_rng(self.rng)
+        twin.events = None if self.events is None else list(self.events)
+        twin.team_total = list(self.team_total)
+        twin.hands = [list(h) for h in self.hands]
+        twin.bid_cards = [list(b) for b in self.bid_cards]
+        twin.open_answers = list(self.open_answers)
+        twin.open_askees = list(self.open_askees)
+        twin.tricks_won = list(self.tricks_won)
+        twin.tricks_played = list(self.tricks_played)  # entries are never mutated
+        twin.trick = list(self.trick)
+        twin.order = list(self.order)
+        return twin
+
+    def redeal(self, player: int, seed: int) -> "TwinShoot":
+        state = self._fresh_copy_for_redeal(seed)
+        if state.over:
+            return state
+        n = state.num_players
+        seen_bids = {player}
+        if state.phase != "bid":
+            seen_bids.add(player ^ 1)
+        if state.open_team is not None:
+            seen_bids.update((2 * state.open_team, 2 * state.open_team + 1))
+        pool: list[int] = []
+        slots: list[tuple[str, int, int]] = []  # (kind, seat, size)
+        for s in range(n):
+            if s != player:
+                pool.extend(state.hands[s])
+                slots.append(("hand", s, len(state.hands[s])))
+            if s not in seen_bids:
+                pool.extend(state.bid_cards[s])
+                slots.append(("bid", s, len(state.bid_cards[s])))
+        pool.sort()
+        state.rng.shuffle(pool)
+        pos = 0
+        for kind, s, size in slots:
+            part = sorted(pool[pos:pos + size])
+            pos += size
+            if kind == "hand":
+                state.hands[s] = part
+            else:
+                state.bid_cards[s] = part
+        return state
+
+    # ---- people ------------------------------------------------------------
+    def describe_action(self, action: Action) -> str:
+        seat = self.to_act
+        if self.phase == "bid":
+            return f"seat {seat} sets {card_name(action)} aside as a bid card"
+        if self.phase == "open":
+            return f"seat {seat} {'wants to bid open' if action == OPEN else 'keeps the bid closed'}"
+        if not self.trick:
+            return f"seat {seat} leads {card_name(action)}"
+        mode = self.mode if self.mode != "none" else follow_of(self.trick[0][1], action)
+        how = {"suit": "suit follow", "rank": "rank follow", "none": "no follow"}[mode]
+        return f"seat {seat} plays {card_name(action)} ({how})"

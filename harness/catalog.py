@@ -1,0 +1,151 @@
+"""Bot manifests: how the harness finds and starts bots.
+
+A manifest is a TOML file (``bots/*.toml``, or any directory on the bot path)::
+
+    name = "my-bot"                      # unique; how leagues and the CLI name it
+    command = ["./my-bot", "--fast"]     # argv; "{python}" = the harness's Python
+    games = ["limit", "tateyoko"]        # or "*" for every game
+    cwd = "."                            # relative to the manifest; default "."
+    files = ["my-bot", "lib/*.py"]       # globs (from cwd) hashed as the bot's
+                                         # version; default: every file in cwd
+    description = "..."                  # optional
+    [env]                                # optional extra environment
+    MY_BOT_DEPTH = "3"
+
+The bot path is ``bots/`` of this repository, then every directory listed in
+``LEAGUE_BOT_PATH`` (``:``-separated) or given with ``--bots``. A bot can
+also be named by the path of its manifest file.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import sys
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from games import GAMES
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+BUILTIN_BOT_DIR = REPO_ROOT / "bots"
+
+
+class ManifestError(ValueError):
+    """A bot manifest that cannot be used; the message names file and field."""
+
+
+class UnknownBotError(KeyError):
+    def __str__(self) -> str:
+        return str(self.args[0])
+
+
+@dataclass(frozen=True)
+class BotSpec:
+    name: str
+    command: tuple[str, ...]
+    cwd: Path
+    games: tuple[str, ...] | None  # None = every game
+    manifest: Path
+    files: tuple[str, ...] = ()
+    env: dict[str, str] = field(default_factory=dict)
+    description: str = ""
+
+    def plays(self, slug: str) -> bool:
+        return self.games is None or slug in self.games
+
+    def argv(self) -> list[str]:
+        return [sys.executable if part == "{python}" else part for part in self.command]
+
+    def environment(self) -> dict[str, str]:
+        env = dict(os.environ)
+        # Reference bots import this repository's packages even without an install.
+        env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO_ROOT), env.get("PYTHONPATH")]))
+        env.update(self.env)
+        return env
+
+    def version_hash(self) -> str:
+        """A digest of the manifest and the bot's files: a changed bot is a new entry."""
+        digest = hashlib.sha256(self.manifest.read_bytes())
+        paths: set[Path] = set()
+        for pattern in self.files or ("**/*",):
+            paths.update(p for p in self.cwd.glob(pattern) if p.is_file())
+        for path in sorted(paths):
+            if "__pycache__" in path.parts:
+                continue
+            digest.update(str(path.relative_to(self.cwd)).encode())
+            digest.update(path.read_bytes())
+        return digest.hexdigest()[:16]
+
+
+def _field(data: dict[str, Any], key: str, kind: type, path: Path, default: Any = ...) -> Any:
+    if key not in data:
+        if default is ...:
+            raise ManifestError(f"{path}: missing field '{key}'")
+        return default
+    value = data[key]
+    if not isinstance(value, kind):
+        raise ManifestError(f"{path}: field '{key}' must be {kind.__name__}, got {value!r}")
+    return value
+
+
+def load_manifest(path: Path) -> BotSpec:
+    try:
+        data = tomllib.loads(path.read_text())
+    except (OSError, tomllib.TOMLDecodeError) as exc:
+        raise ManifestError(f"{path}: {exc}") from exc
+    name = _field(data, "name", str, path)
+    command = _field(data, "command", list, path)
+    if not command or not all(isinstance(part, str) for part in command):
+        raise ManifestError(f"{path}: field 'command' must be a non-empty list of strings")
+    games_value = data.get("games", "*")
+    if games_value == "*":
+        games = None
+    elif isinstance(games_value, list) and all(isinstance(g, str) for g in games_value):
+        unknown = [g for g in games_value if g not in GAMES]
+        if unknown:
+            raise ManifestError(f"{path}: field 'games' names unknown games {unknown}")
+        games = tuple(games_value)
+    else:
+        raise ManifestError(f"{path}: field 'games' must be \"*\" or a list of game slugs")
+    cwd = (path.parent / _field(data, "cwd", str, path, ".")).resolve()
+    files = _field(data, "files", list, path, [])
+    env = _field(data, "env", dict, path, {})
+    return BotSpec(
+        name=name, command=tuple(command), cwd=cwd, games=games, manifest=path.resolve(),
+        files=tuple(files), env={str(k): str(v) for k, v in env.items()},
+        description=str(data.get("description", "")),
+    )
+
+
+def bot_dirs(extra: list[Path] | None = None) -> list[Path]:
+    dirs = [BUILTIN_BOT_DIR]
+    dirs += [Path(p) for p in os.environ.get("LEAGUE_BOT_PATH", "").split(os.pathsep) if p]
+    dirs += list(extra or [])
+    return dirs
+
+
+def discover(extra: list[Path] | None = None) -> dict[str, BotSpec]:
+    """Every bot on the bot path, by name. Later directories cannot shadow
+    earlier names: a duplicate name is an error."""
+    found: dict[str, BotSpec] = {}
+    for directory in bot_dirs(extra):
+        for path in sorted(Path(directory).glob("*.toml")) + sorted(Path(directory).glob("*/bot.toml")):
+            spec = load_manifest(path)
+            if spec.name in found and found[spec.name].manifest != spec.manifest:
+                raise ManifestError(
+                    f"bot name {spec.name!r} is used by {found[spec.name].manifest} and {path}")
+            found[spec.name] = spec
+    return found
+
+
+def resolve(name: str, extra: list[Path] | None = None) -> BotSpec:
+    """A bot by name, or by the path of its manifest."""
+    if name.endswith(".toml") and Path(name).is_file():
+        return load_manifest(Path(name))
+    catalog = discover(extra)
+    if name not in catalog:
+        raise UnknownBotError(f"unknown bot {name!r}; known bots: {', '.join(sorted(catalog))}")
+    return catalog[name]

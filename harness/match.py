@@ -1,0 +1,239 @@
+"""The match runner: one match between bot processes, faults recorded.
+
+A bot that fails to start, times out, crashes, sends something that is not a
+valid message, or picks an illegal action is *faulted*: the fault (kind,
+decision number, detail, stderr tail) is recorded, the process is killed with
+its process group, its seat plays on with seeded random legal moves so the
+others' game stays meaningful, and it is ranked last (in team games its whole
+team is). A match that reaches the game's hard cap on decisions ends, is
+scored as it stands, and is marked capped.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from collections import Counter
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+import msgpack
+
+from games import Game, competition_ranks, get_game
+from harness.botproc import BotClient, BotError, PipeTransport
+from harness.catalog import BotSpec
+
+EventSink = Callable[[str], None]
+
+
+@dataclass(frozen=True)
+class Limits:
+    decision_s: float = 2.0
+    startup_s: float = 15.0
+
+
+@dataclass
+class Fault:
+    kind: str
+    decision: int
+    detail: str
+    stderr_tail: str = ""
+
+
+@dataclass
+class MatchResult:
+    match_id: str
+    game: str
+    rules_version: str
+    seed: int
+    bots: list[str]
+    scores: list[float]
+    ranks: list[int]
+    faults: list[Fault | None]
+    capped: bool
+    decisions: int
+    started_at: float
+    duration_s: float
+    teams: list[list[int]] | None
+    replay: dict[str, Any] = field(repr=False)
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+class BotPool:
+    """Persistent bot processes, reused across matches: one process plays many
+    matches in a row. A faulted process is killed and a fresh one started the
+    next time that bot is needed."""
+
+    def __init__(self, specs: dict[str, BotSpec], limits: Limits) -> None:
+        self.specs = specs
+        self.limits = limits
+        self.idle: dict[str, list[BotClient]] = {}
+        self.starts: Counter[str] = Counter()
+
+    def acquire(self, name: str) -> BotClient:
+        idle = self.idle.setdefault(name, [])
+        while idle:
+            client = idle.pop()
+            if client.usable:
+                return client
+            client.close()
+        spec = self.specs[name]
+        self.starts[name] += 1
+        client = BotClient(PipeTransport(spec.argv(), cwd=spec.cwd, env=spec.environment()), name)
+        try:
+            client.handshake(self.limits.startup_s)
+        except BotError:
+            client.close()
+            raise
+        return client
+
+    def release(self, client: BotClient) -> None:
+        if client.usable:
+            self.idle.setdefault(client.label, []).append(client)
+        else:
+            client.close()
+
+    def close(self) -> None:
+        for clients in self.idle.values():
+            for client in clients:
+                client.close()
+        self.idle.clear()
+
+
+def ranks_with_faults(
+    ranks: Sequence[int], faulted: set[int], teams: Sequence[Sequence[int]] | None
+) -> list[int]:
+    """Faulted seats (with their whole team) go last, sharing the last rank;
+    the others keep their order."""
+    losers = set(faulted)
+    if teams:
+        for team in teams:
+            if losers.intersection(team):
+                losers.update(team)
+    if not losers:
+        return list(ranks)
+    keys = [(0 if seat in losers else 1, -rank) for seat, rank in enumerate(ranks)]
+    return competition_ranks(keys)
+
+
+class _Seat:
+    """One seat's bot during a match, or its random stand-in after a fault."""
+
+    def __init__(self, seat: int, bot: str, fallback_seed: str) -> None:
+        self.seat = seat
+        self.bot = bot
+        self.client: BotClient | None = None
+        self.fault: Fault | None = None
+        self.fallback = random.Random(fallback_seed)
+
+    def record(self, error: BotError, decision: int) -> None:
+        self.fault = Fault(error.kind, decision, error.detail, error.stderr_tail[-2000:])
+        if self.client is not None:
+            self.client.close()  # kills the process group
+
+
+def run_match(
+    game_slug: str,
+    seed: int,
+    bots: Sequence[str],
+    pool: BotPool,
+    limits: Limits,
+    match_id: str,
+    on_event: EventSink | None = None,
+) -> MatchResult:
+    game_class = get_game(game_slug)
+    game: Game = game_class.new(len(bots), seed, narrate=on_event is not None)
+    teams = game.teams()
+    seats = [_Seat(s, name, f"{match_id}:{s}") for s, name in enumerate(bots)]
+    started_at = time.time()
+    clock = time.perf_counter()
+    actions: list[Any] = []
+    try:
+        _start_seats(game, seats, pool, match_id, teams)
+        _flush_events(game, on_event)
+        cap = game.INFO.max_decisions
+        while not game.is_terminal() and game.decisions < cap:
+            seat = seats[game.current_player()]
+            legal = game.legal_actions()
+            index = _decide(game, seat, legal, limits)
+            action = legal[index]
+            if on_event is not None:
+                on_event(f"[{game.decisions + 1}] {game.describe_action(action)}")
+            game.apply_unchecked(action)
+            actions.append(action)
+            _flush_events(game, on_event)
+        capped = not game.is_terminal()
+        ranks = ranks_with_faults(
+            game.standings(), {s.seat for s in seats if s.fault}, teams)
+        result = MatchResult(
+            match_id=match_id, game=game_slug, rules_version=game.INFO.rules_version,
+            seed=seed, bots=list(bots), scores=list(game.scores()), ranks=ranks,
+            faults=[s.fault for s in seats], capped=capped, decisions=game.decisions,
+            started_at=started_at, duration_s=time.perf_counter() - clock,
+            teams=[list(t) for t in teams] if teams else None,
+            replay={"game": game_slug, "rules_version": game.INFO.rules_version,
+                    "players": len(bots), "seed": seed, "bots": list(bots),
+                    "actions": msgpack.unpackb(msgpack.packb(actions))},
+        )
+        _end_seats(seats, result)
+        return result
+    finally:
+        for seat in seats:
+            if seat.client is not None:
+                pool.release(seat.client)
+
+
+def _start_seats(game: Game, seats: list[_Seat], pool: BotPool, match_id: str,
+                 teams: Sequence[Sequence[int]] | None) -> None:
+    names = [s.bot for s in seats]
+    for seat in seats:
+        try:
+            seat.client = pool.acquire(seat.bot)
+        except BotError as error:
+            seat.record(error, 0)
+            continue
+        team = next((list(t) for t in teams or () if seat.seat in t), None)
+        info = {
+            "match_id": match_id, "game": game.INFO.slug,
+            "rules_version": game.INFO.rules_version, "seat": seat.seat,
+            "players": len(seats), "names": names,
+            "teams": [list(t) for t in teams] if teams else None,
+            "partners": [s for s in team if s != seat.seat] if team else [],
+            "limits": {"decision_ms": int(pool.limits.decision_s * 1000),
+                       "startup_ms": int(pool.limits.startup_s * 1000)},
+        }
+        try:
+            seat.client.start_match(info)
+        except BotError as error:
+            seat.record(error, 0)
+
+
+def _decide(game: Game, seat: _Seat, legal: list[Any], limits: Limits) -> int:
+    if seat.fault is None and seat.client is not None:
+        try:
+            return seat.client.choose(
+                game.observation(seat.seat), legal, game.decisions, limits.decision_s)
+        except BotError as error:
+            seat.record(error, game.decisions)
+    return seat.fallback.randrange(len(legal))
+
+
+def _end_seats(seats: list[_Seat], result: MatchResult) -> None:
+    message = {"match_id": result.match_id, "scores": result.scores, "ranks": result.ranks,
+               "capped": result.capped}
+    for seat in seats:
+        if seat.fault is None and seat.client is not None:
+            try:
+                seat.client.end_match({**message, "seat": seat.seat})
+            except BotError:
+                seat.client.close()  # the result stands; the process is replaced
+
+
+def _flush_events(game: Game, on_event: EventSink | None) -> None:
+    if on_event is not None and game.events:
+        for text in game.events:
+            on_event(f"  -- {text}")
+        game.events.clear()

@@ -1,0 +1,61 @@
+"""A bot that misbehaves on purpose, for the fault tests.
+
+    python faulty.py MODE     MODE: sleep | exit | garbage | out_of_range |
+                                    spawn_and_sleep | no_hello | slow_start
+"""
+
+import os
+import subprocess
+import sys
+import time
+
+import msgpack
+
+mode = sys.argv[1]
+inp = sys.stdin.buffer
+out = sys.stdout.buffer
+unpacker = msgpack.Unpacker(raw=False, strict_map_key=False)
+decisions = 0
+if mode == "slow_start":
+    time.sleep(30)
+
+
+def send(message):
+    out.write(msgpack.packb(message))
+    out.flush()
+
+
+while True:
+    data = os.read(inp.fileno(), 65536)
+    if not data:
+        break
+    unpacker.feed(data)
+    for message in unpacker:
+        kind = message["type"]
+        if kind == "hello":
+            if mode == "no_hello":
+                send({"type": "greetings"})
+            else:
+                send({"type": "hello", "protocol": 1, "name": f"faulty-{mode}"})
+        elif kind == "act":
+            decisions += 1
+            if decisions < 2:  # play one decision properly first
+                send({"type": "action", "index": 0})
+                continue
+            print(f"faulty bot misbehaving: {mode}", file=sys.stderr, flush=True)
+            if mode == "sleep":
+                time.sleep(60)
+            elif mode == "exit":
+                sys.exit(3)
+            elif mode == "garbage":
+                out.write(b"\xc1\xc1 this is not msgpack\n")
+                out.flush()
+            elif mode == "out_of_range":
+                send({"type": "action", "index": len(message["legal"]) + 5})
+            elif mode == "spawn_and_sleep":
+                child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(120)"])
+                with open(os.environ["FAULTY_CHILD_PID_FILE"], "w") as f:
+                    f.write(str(child.pid))
+                time.sleep(60)
+        elif kind == "quit":
+            sys.exit(0)

@@ -1,0 +1,85 @@
+"""limit (seed 000): the worked example and the rulings."""
+
+from __future__ import annotations
+
+import pytest
+
+from games import IllegalActionError
+from games.limit import LIMIT_CARDS, PASS, Limit, score_basket
+
+RED, BLUE, GREEN, YELLOW = range(4)
+EXAMPLE = [(RED, 9), (BLUE, 3), (BLUE, 2), (YELLOW, 6), (BLUE, 1), (GREEN, 7), (RED, 4)]
+
+
+def test_seed_example_yellow_busts_with_8():
+    points = score_basket(EXAMPLE + [(YELLOW, 8)], (36, 15, 9), 4)
+    assert points == [15, 12, 9, 0]  # red 1st, blue 3 cards x 4, green 2nd, yellow out
+
+
+def test_seed_example_yellow_hits_36_exactly_with_4():
+    assert score_basket(EXAMPLE + [(YELLOW, 4)], (36, 15, 9), 4) == [0, 0, 0, 24]
+
+
+def test_cards_after_the_bust_card_are_not_counted():
+    basket = [(0, 9), (1, 8), (2, 9), (0, 9), (1, 9)]  # 35 > 30 at seat 0's second 9
+    # seat 1's last 9 would make it first if it counted
+    assert score_basket(basket, (30, 13, 8), 3) == [0, 8, 13]
+
+
+def test_tied_first_splits_both_prizes_and_no_second():
+    basket = [(0, 5), (1, 5), (2, 2)]
+    assert score_basket(basket, (30, 13, 8), 3) == [10, 10, 4]
+
+
+def test_tied_second_splits_second_prize():
+    basket = [(0, 9), (1, 5), (2, 5), (3, 1), (3, 1)]
+    assert score_basket(basket, (36, 15, 9), 4) == [15, 4, 4, 8]
+
+
+def test_five_players_pay_five_per_card_and_lone_player_gets_first_only():
+    basket = [(0, 9), (1, 5), (2, 1), (3, 1), (4, 1), (4, 1)]
+    assert score_basket(basket, (51, 20, 12), 5) == [20, 12, 5, 5, 10]
+    assert score_basket([(2, 3)], (21, 10, 6), 3) == [0, 0, 10]
+
+
+def test_cards_of_last_round_are_unavailable_then_return():
+    game = Limit.new(3, 1)
+    first = game.current_player()
+    game.apply(9)
+    while game.round == 0:
+        game.apply(PASS)
+    assert game.blocked[first] == {9}
+    assert 9 not in game.legal_actions() or game.current_player() != first
+    with pytest.raises(IllegalActionError):
+        while game.current_player() != first:
+            game.apply(PASS)
+        game.apply(9)
+    while game.round == 1:
+        game.apply(PASS)
+    assert game.blocked[first] == set() and 9 in game.hands[first]
+
+
+def test_round_counts_start_players_and_deck():
+    for n, rounds in ((3, 12), (4, 12), (5, 10)):
+        game = Limit.new(n, 2)
+        starts = []
+        while not game.is_terminal():
+            if not game.basket and game.passes == 0:
+                starts.append((game.round, game.start_player))
+            game.apply(PASS)
+        assert game.round == rounds - 1
+        assert all(start == r % n for r, start in starts)
+        assert len(game.limit_deck) == 15 - rounds
+    assert sorted(LIMIT_CARDS) == list(LIMIT_CARDS) and len(LIMIT_CARDS) == 15
+
+
+def test_phase_ends_after_n_passes_in_a_row_and_pass_is_not_final():
+    game = Limit.new(3, 5)
+    game.apply(PASS)
+    game.apply(PASS)
+    game.apply(1)  # third player plays: passes reset
+    game.apply(1)  # first player plays again after passing
+    assert game.round == 0 and len(game.basket) == 2
+    for _ in range(3):
+        game.apply(PASS)
+    assert game.round == 1

@@ -1,0 +1,89 @@
+"""Integration: real bot subprocesses that misbehave. Each fault is recorded
+with the right kind, the match still finishes, and no process is left."""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+
+import psutil
+import pytest
+
+from harness.catalog import discover
+from harness.match import BotPool, Limits, run_match
+
+FAULTY_DIR = Path(__file__).parent / "bots"
+LIMITS = Limits(decision_s=0.5, startup_s=2.0)
+
+
+@pytest.fixture
+def pool():
+    specs = discover([FAULTY_DIR])
+    pool = BotPool(specs, LIMITS)
+    yield pool
+    pool.close()
+
+
+def descendants() -> set[int]:
+    return {p.pid for p in psutil.Process().children(recursive=True)}
+
+
+@pytest.mark.parametrize(
+    "bot,kind",
+    [
+        ("faulty_sleep", "timeout"),
+        ("faulty_exit", "crash"),
+        ("faulty_garbage", "bad_message"),
+        ("faulty_out_of_range", "illegal_action"),
+        ("faulty_no_hello", "bad_message"),
+        ("faulty_slow_start", "timeout"),
+    ],
+)
+def test_fault_is_recorded_and_match_finishes(pool, bot, kind):
+    before = descendants()
+    started = time.monotonic()
+    result = run_match("limit", 7, ["random", bot, "heuristic"], pool, LIMITS, "fault-test")
+    assert time.monotonic() - started < 15
+    fault = result.faults[1]
+    assert fault is not None and fault.kind == kind, fault
+    assert result.faults[0] is None and result.faults[2] is None
+    expected_decision = 0 if bot in ("faulty_no_hello", "faulty_slow_start") else fault.decision
+    assert fault.decision == expected_decision
+    if bot not in ("faulty_no_hello", "faulty_slow_start"):
+        assert fault.decision > 1, "the bot played its first decision properly"
+        assert "misbehaving" in fault.stderr_tail
+    # the match went on to the end with the seat played at random
+    assert not result.capped and result.decisions > 50
+    assert result.ranks[1] == 3, "a faulted bot is ranked last"
+    assert sorted(result.ranks[:1] + result.ranks[2:]) in ([1, 2], [1, 1])
+    pool.close()
+    assert descendants() - before == set(), "bot processes left behind"
+
+
+def test_faulted_bot_children_are_killed_with_the_group(pool, tmp_path, monkeypatch):
+    pid_file = tmp_path / "child.pid"
+    monkeypatch.setenv("FAULTY_CHILD_PID_FILE", str(pid_file))
+    result = run_match("limit", 3, ["faulty_spawn_and_sleep", "random", "random"], pool,
+                       LIMITS, "spawn-test")
+    assert result.faults[0].kind == "timeout"
+    child = int(pid_file.read_text())
+    deadline = time.monotonic() + 5
+    while psutil.pid_exists(child) and psutil.Process(child).status() != psutil.STATUS_ZOMBIE:
+        assert time.monotonic() < deadline, "the bot's child survived the kill"
+        time.sleep(0.05)
+
+
+def test_faulted_process_is_replaced_and_healthy_ones_reused(pool):
+    for match in range(3):
+        run_match("limit", match, ["random", "faulty_exit", "heuristic"], pool, LIMITS, f"m{match}")
+    assert pool.starts["random"] == 1, "a healthy bot process plays many matches"
+    assert pool.starts["heuristic"] == 1
+    assert pool.starts["faulty_exit"] == 3, "a faulted process is replaced for the next match"
+
+
+def test_same_seed_same_bots_same_match(pool):
+    first = run_match("limit", 11, ["random", "heuristic", "random"], pool, LIMITS, "same")
+    second = run_match("limit", 11, ["random", "heuristic", "random"], pool, LIMITS, "same")
+    assert first.replay == second.replay
+    assert first.scores == second.scores
