@@ -1,8 +1,12 @@
 """The reference heuristic bot: one process, the right policy per game
-(``bots/heuristics/<slug>.py``), chosen at the start of each match."""
+(``bots/heuristics/<slug>.py``), chosen at the start of each match.
+
+``HEURISTIC_NOISE=p`` in the environment makes it play a random legal action
+with probability p: a strictly weaker copy, for rating tests."""
 
 from __future__ import annotations
 
+import os
 import random
 import zlib
 
@@ -16,6 +20,7 @@ class HeuristicBot(Bot):
     def __init__(self) -> None:
         self.policy: Policy | None = None
         self.rng = random.Random(0)
+        self.noise = float(os.environ.get("HEURISTIC_NOISE", "0"))
 
     def on_start(self, match: dict) -> None:
         self.policy = load(match["game"])
@@ -23,6 +28,8 @@ class HeuristicBot(Bot):
 
     def choose(self, obs: dict, legal: list, time_left_ms: int) -> int:
         assert self.policy is not None, "act before start"
+        if self.noise and self.rng.random() < self.noise:
+            return self.rng.randrange(len(legal))
         return self.policy(obs, legal, self.rng)
 
 

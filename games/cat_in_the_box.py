@@ -63,7 +63,9 @@ declared colours and cards carry no colour, so voids say nothing about
 holdings and need no care. One inference is kept: when another player is to
 act in the play phase, the round has not ended in dobon, so that player holds
 a card with a legal play; the redeal is redrawn (rejection sampling, with a
-constructive fallback after 200 tries) until that holds. Not kept: a leader
+constructive fallback after 200 tries, which swaps one playable card into
+that hand and is then not exactly the conditional distribution) until that
+holds. Not kept: a leader
 who declared red before red was broken (the exception) showed that none of
 their cards then had a legal non-red declaration; redeal ignores this.
 
@@ -170,6 +172,8 @@ class CatInTheBox(Game):
         max_decisions=2000,
         seed_ref="seed 001",
     )
+    # Redeal draws at most this many shuffles before its constructive fallback.
+    REDEAL_TRIES = 200
 
     # ---- set-up ------------------------------------------------------------
     def setup(self) -> None:
@@ -416,22 +420,23 @@ class CatInTheBox(Game):
             pos = hand_ranges[s][1] + (state.discards[s] is not None)
         rng = state.rng
         cards = list(pool)
-        for attempt in range(200):
-            rng.shuffle(cards)
-            if must_play is None:
-                break
+        rng.shuffle(cards)
+        tries = 1
+        while must_play is not None:
             lo, hi = hand_ranges[must_play]
             if state._has_play(must_play, cards[lo:hi]):
                 break
-        else:
-            # Constructive fallback: swap one playable card into that hand.
-            lo, hi = hand_ranges[must_play]
-            outside = [
-                i for i in range(len(cards))
-                if not lo <= i < hi and state._has_play(must_play, [cards[i]])
-            ]
-            i, j = outside[rng.randrange(len(outside))], rng.randrange(lo, hi)
-            cards[i], cards[j] = cards[j], cards[i]
+            if tries >= self.REDEAL_TRIES:
+                # Constructive fallback: swap one playable card into that hand.
+                outside = [
+                    i for i in range(len(cards))
+                    if not lo <= i < hi and state._has_play(must_play, [cards[i]])
+                ]
+                i, j = outside[rng.randrange(len(outside))], rng.randrange(lo, hi)
+                cards[i], cards[j] = cards[j], cards[i]
+                break
+            rng.shuffle(cards)
+            tries += 1
         for s in others:
             lo, hi = hand_ranges[s]
             state.hands[s] = sorted(cards[lo:hi])

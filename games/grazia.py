@@ -103,7 +103,7 @@ class Grazia(Game):
         min_players=3,
         max_players=7,
         rules_version="1",
-        max_decisions=3000,
+        max_decisions=1000,
         seed_ref="seed 003 §09",
     )
 

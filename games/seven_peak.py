@@ -56,6 +56,12 @@ Rulings made here (the seed and RULINGS.md are silent)
 * Scored cards leave the game (they are only VP now).
 * A hand is checked for emptiness at the end of the turn: putting one's last
   2 cards and taking 1 back leaves 1 card and does not trigger the end.
+* "Play" is offered only when some set can be completed, so no step of a
+  turn dead-ends; "pass" is always possible (the actor always holds a card).
+* Two cards of the same kind may be put in one pass.
+* The seed's vertical layout of range cards is only bookkeeping: the area is
+  one pile per rank; only the piles' sizes and contents matter.
+* There is a single game (no rounds of deals); seat 0 starts.
 * Since every turn lowers the actor's hand by at least one card, the game
   always ends (at most 12 rounds).
 * A player's own in-progress play (the value N and the cards chosen so far) is
@@ -493,8 +499,11 @@ class SevenPeak(Game):
             x = rank_of(card)
             reach = x + len(self.area[x - 1]) + 1
             peak = " (peak!)" if reach >= PEAK else ""
-            second = " a second card," if step == "more" else ""
-            return f"{who} puts{second} {card_name(card)} into the area: {x}s reach {reach}{peak}"
+            second = " as a second card" if step == "more" else ""
+            return (
+                f"{who} puts {card_name(card)} into the area{second}: "
+                f"{x}s reach {reach}{peak}"
+            )
         if kind == "take":
             return f"{who} takes {card_name(action[2])} from the {action[1]}s pile"
         if kind == "value":

@@ -118,7 +118,7 @@ class Target(Game):
         min_players=2,
         max_players=6,
         rules_version="1",
-        max_decisions=3000,
+        max_decisions=4000,
         seed_ref="seed 003 §08",
     )
 

@@ -252,6 +252,9 @@ class Tateyoko(Game):
         self.grid: dict[tuple[int, int], int] = {(0, 0): first}
         self._open_grid = None
         self._open_len = 0
+        self._view_grid = None
+        self._view_len = 0
+        self._view: tuple[tuple[int, int, int], ...] = ()
         self._open_table: dict[tuple[int, int], tuple[int, ...]] = {}
         self.turn: list[tuple[int, int]] = []
         self.passes = 0
@@ -285,6 +288,14 @@ class Tateyoko(Game):
             self._open_grid = self.grid
             self._open_len = len(self.grid)
         return self._open_table
+
+    def _grid_view(self) -> tuple[tuple[int, int, int], ...]:
+        """Cached sorted (x, y, card) of the grid, rebuilt if the grid changed."""
+        if self._view_grid is not self.grid or self._view_len != len(self.grid):
+            self._view = tuple((x, y, c) for (x, y), c in sorted(self.grid.items()))
+            self._view_grid = self.grid
+            self._view_len = len(self.grid)
+        return self._view
 
     def _place(self, c: int, x: int, y: int) -> None:
         table = self._open()
@@ -369,7 +380,7 @@ class Tateyoko(Game):
             "hand": sorted(self.hands[player]),
             "hand_sizes": [len(h) for h in self.hands],
             "deck_size": len(self.deck),
-            "grid": [[x, y, c] for (x, y), c in sorted(self.grid.items())],
+            "grid": list(self._grid_view()),
             "turn": [[x, y, self.grid[(x, y)]] for x, y in self.turn],
             "passes": self.passes,
             "scores": list(self.total),
@@ -395,6 +406,10 @@ class Tateyoko(Game):
             twin._open_grid = twin.grid
         else:
             twin._open_grid = None
+        if self._view_grid is self.grid:
+            twin._view_grid = twin.grid
+        else:
+            twin._view_grid = None
         twin.turn = list(self.turn)
         return twin
 

@@ -40,6 +40,13 @@ share the rank.
 
 Rulings made here (the seed and RULINGS.md are silent)
 ------------------------------------------------------
+* The first dealer is seat 0 (RULINGS "any method"); cards are dealt one at
+  a time from the dealer's left, and a row's places are filled in deal order
+  (the owner may order them "as they like", but cannot see them, so the
+  order is random either way). The 3-3-3 / 3-2-3 grouping only fixes which
+  places hand the turn to whom.
+* The seed's optional variants (a points target as the end, the 3-player
+  split partnership) are not used.
 * The hand never grows: a turn plays one card and takes one back, and an
   exchange puts 2 and takes 1. So a player holds 2 cards until they exchange
   and 1 card for the rest of the deal; an exchange is offered only while the
@@ -52,9 +59,9 @@ Rulings made here (the seed and RULINGS.md are silent)
   its way face up to the row.
 * The centre cards are revealed together, sorted by card id: nobody learns
   who put which (each player still knows their own).
-* A card taken from the face-up centre is publicly known to be in the
-  taker's hand until they play it (``known_hands``); a deck card taken blind
-  is not.
+* After an exchange the hand holds exactly the one card taken, so that card
+  is always the one played in the same turn (a card taken from the face-up
+  centre never hides in a hand).
 * The deck's top card is a candidate only while the deck has cards (with
   12 or more cards left after the deal and at most one exchange per player
   per deal, it never runs out).
@@ -65,10 +72,10 @@ Rulings made here (the seed and RULINGS.md are silent)
 * Face-down cards left at the end of a deal are not revealed.
 
 Redeal: every card the player has not seen (the deck, every face-down row
-card including their own, other players' hands except the cards publicly
-known to be there, other players' secret centre cards before the reveal) is
-reshuffled among the same slots. Hand sizes, known hand cards and everything
-face up stay.
+card including their own, other players' hands, other players' secret
+centre cards before the reveal) is reshuffled among the same slots. Hand
+sizes and everything face up (the card being played included) stay. Nothing
+a player sees can become hidden again, so nothing else has to be kept.
 
 Actions
 -------
@@ -89,8 +96,7 @@ Observation layout
 ("centre", "exchange", "put", "take", "play", "place" or "over"), ``deal``
 (0-based), ``deals``, ``dealer``, ``start_player``, ``partner`` (seat, or
 None with 3 players), ``hand`` (own cards, sorted), ``hand_sizes`` (per
-seat), ``known_hands`` (per seat, sorted cards publicly known to be in that
-hand), ``rows`` (per seat, per place: the card if face up, None if face
+seat), ``rows`` (per seat, per place: the card if face up, None if face
 down; the same for one's own row: its owner does not know it),
 ``row_scores`` (per seat, the row's score as it stands), ``centre`` (sorted
 face-up centre cards), ``centre_put`` (per seat, whether they have put
@@ -228,7 +234,6 @@ class TenosSquare(Game):
         self.deck = cards  # top = last
         self.secret: list[int | None] = [None] * n
         self.centre: list[int] = []
-        self.known: list[list[int]] = [[] for _ in range(n)]
         self.exchange_put: list[int] = []
         self.playing: int | None = None
         self.phase = CENTRE
@@ -262,8 +267,6 @@ class TenosSquare(Game):
     def _put(self, card: int) -> None:
         seat = self.to_act
         self.hands[seat].remove(card)
-        if card in self.known[seat]:
-            self.known[seat].remove(card)
         self.exchange_put.append(card)
         self.centre.append(card)
         self.centre.sort()
@@ -278,8 +281,6 @@ class TenosSquare(Game):
     def _choose_play(self, card: int) -> None:
         seat = self.to_act
         self.hands[seat].remove(card)
-        if card in self.known[seat]:
-            self.known[seat].remove(card)
         self.playing = card
         self.phase = PLACE
 
@@ -356,8 +357,6 @@ class TenosSquare(Game):
             else:
                 card = action[1]
                 self.centre.remove(card)
-                self.known[seat].append(card)
-                self.known[seat].sort()
             self.hands[seat].append(card)
             self.hands[seat].sort()
             self.exchange_put = []
@@ -393,7 +392,6 @@ class TenosSquare(Game):
             "partner": (player + 2) % 4 if n == 4 else None,
             "hand": sorted(self.hands[player]),
             "hand_sizes": [len(h) for h in self.hands],
-            "known_hands": [sorted(k) for k in self.known],
             "rows": rows,
             "row_scores": [row_score(r) for r in rows],
             "centre": sorted(self.centre),
@@ -439,7 +437,6 @@ class TenosSquare(Game):
         twin.deck = list(self.deck)
         twin.secret = list(self.secret)
         twin.centre = list(self.centre)
-        twin.known = [list(k) for k in self.known]
         twin.exchange_put = list(self.exchange_put)
         return twin
 
@@ -454,12 +451,10 @@ class TenosSquare(Game):
             for place in range(state.row_len):
                 if not state.up[seat][place]:
                     pool.append(state.rows[seat][place])
-        unknown_in_hand = [[] for _ in range(n)]
         for seat in range(n):
             if seat == player:
                 continue
-            unknown_in_hand[seat] = [c for c in state.hands[seat] if c not in state.known[seat]]
-            pool.extend(unknown_in_hand[seat])
+            pool.extend(state.hands[seat])
             if not revealed and state.secret[seat] is not None:
                 pool.append(state.secret[seat])
         state.rng.shuffle(pool)
@@ -473,8 +468,7 @@ class TenosSquare(Game):
         for seat in range(n):
             if seat == player:
                 continue
-            fresh = [pool.pop() for _ in unknown_in_hand[seat]]
-            state.hands[seat] = sorted(state.known[seat] + fresh)
+            state.hands[seat] = sorted(pool.pop() for _ in state.hands[seat])
             if not revealed and state.secret[seat] is not None:
                 state.secret[seat] = pool.pop()
         assert not pool

@@ -93,7 +93,7 @@ from __future__ import annotations
 
 from itertools import product
 
-from games.base import Action, Game, GameInfo, Observation, copy_rng
+from games.base import Action, Game, GameInfo, Observation, copy_rng, normalize_action
 
 NUM_DICE = 5
 CHIP_POINTS = 50
@@ -420,6 +420,7 @@ class TileHunt(Game):
 
     # ---- people ------------------------------------------------------------
     def describe_action(self, action: Action) -> str:
+        action = normalize_action(action)
         seat = self.current_player()
         who = f"seat {seat}"
         if action == STOP:

@@ -85,7 +85,8 @@ after bidding, an open team's members for everyone),
 ``trick_order`` (seats in playing order for this trick), ``led_card`` (or
 None), ``follow_mode`` ("none", "suit" or "rank"), ``tricks_won`` (per seat),
 ``tricks_played`` (completed tricks of this hand as
-[leader, [[seat, card], ...], winner]), ``scores`` (per seat: the team total),
+[leader, [cards in play order], winner]; the seats follow ``trick_order``
+of that leader), ``scores`` (per seat: the team total),
 ``team_scores`` (per team), ``last_hand`` (None before the first scoring,
 then the previous hand revealed: ``bid_cards`` and ``bids`` per seat,
 ``tricks`` per seat, ``points`` per team, ``open_team``).
@@ -273,7 +274,9 @@ class TwinShoot(Game):
         self.open_askees: list[int] = []
         self.open_team: int | None = None
         self.tricks_won = [0] * n
-        self.tricks_played: list[tuple[int, list[tuple[int, int]], int]] = []
+        # Completed tricks (leader, cards in play order, winner), immutable.
+        self.played_view: tuple = ()
+        self.bid_vals: list[int | None] = [None] * n
         self.trick: list[tuple[int, int]] = []
         self.trick_leader = self.leader
         self.order = trick_order(self.leader, n)
@@ -307,13 +310,16 @@ class TwinShoot(Game):
     def _end_trick(self) -> None:
         winner = trick_winner(self.trick, self.mode)
         self.tricks_won[winner] += 1
-        self.tricks_played.append((self.trick_leader, self.trick, winner))
+        self.played_view = (
+            *self.played_view,
+            (self.trick_leader, tuple(c for _, c in self.trick), winner),
+        )
         self.narrate(
-            f"trick {len(self.tricks_played)}: "
+            f"trick {len(self.played_view)}: "
             + " ".join(f"{s}:{card_name(c)}" for s, c in self.trick)
             + f" ({self.mode} follow) won by seat {winner}"
         )
-        if len(self.tricks_played) == TRICKS_PER_HAND:
+        if len(self.played_view) == TRICKS_PER_HAND:
             self._score_hand()
             return
         self.trick_leader = winner
@@ -324,15 +330,15 @@ class TwinShoot(Game):
 
     def _score_hand(self) -> None:
         n = self.num_players
-        bids = [bid_value(b) for b in self.bid_cards]
+        bids = list(self.bid_vals)
         points = hand_points(self.tricks_won, bids, n, self.open_team)
         for t, p in enumerate(points):
             self.team_total[t] += p
         self.last_hand = {
-            "bid_cards": [sorted(b) for b in self.bid_cards],
-            "bids": bids,
-            "tricks": list(self.tricks_won),
-            "points": points,
+            "bid_cards": tuple(tuple(b) for b in self.bid_cards),
+            "bids": tuple(bids),
+            "tricks": tuple(self.tricks_won),
+            "points": tuple(points),
             "open_team": self.open_team,
         }
         self.narrate(
@@ -372,6 +378,7 @@ class TwinShoot(Game):
             self.bid_cards[seat].append(action)
             self.bid_cards[seat].sort()
             if len(self.bid_cards[seat]) == 2:
+                self.bid_vals[seat] = bid_value(self.bid_cards[seat])
                 self.bid_turn += 1
                 if self.bid_turn == self.num_players:
                     self._end_bidding()
@@ -409,16 +416,17 @@ class TwinShoot(Game):
         partner = player ^ 1
         team = player // 2
         done = self.phase != "bid"
+        bid_vals = self.bid_vals
         bids: list[int | None] = [None] * n
-        if len(self.bid_cards[player]) == 2:
-            bids[player] = bid_value(self.bid_cards[player])
+        bids[player] = bid_vals[player]
         if done:
-            bids[partner] = bid_value(self.bid_cards[partner])
+            bids[partner] = bid_vals[partner]
         open_cards: list[list[int] | None] = [None] * n
         if self.open_team is not None:
             for s in (2 * self.open_team, 2 * self.open_team + 1):
                 open_cards[s] = list(self.bid_cards[s])
-                bids[s] = bid_value(self.bid_cards[s])
+                bids[s] = bid_vals[s]
+        total = self.team_total
         answers: list[bool | None] = [None] * n
         answers[2 * team] = self.open_answers[2 * team]
         answers[2 * team + 1] = self.open_answers[2 * team + 1]
@@ -448,12 +456,10 @@ class TwinShoot(Game):
             "led_card": self.trick[0][1] if self.trick else None,
             "follow_mode": self.mode,
             "tricks_won": list(self.tricks_won),
-            "tricks_played": [
-                [lead, [[s, c] for s, c in plays], win] for lead, plays, win in self.tricks_played
-            ],
-            "scores": self.scores(),
+            "tricks_played": self.played_view,
+            "scores": [total[s >> 1] for s in range(n)],
             "team_scores": list(self.team_total),
-            "last_hand": self.last_hand,
+            "last_hand": None if self.last_hand is None else dict(self.last_hand),
         }
 
     def scores(self) -> list[float]:
@@ -470,7 +476,7 @@ class TwinShoot(Game):
         twin.open_answers = list(self.open_answers)
         twin.open_askees = list(self.open_askees)
         twin.tricks_won = list(self.tricks_won)
-        twin.tricks_played = list(self.tricks_played)  # entries are never mutated
+        twin.bid_vals = list(self.bid_vals)
         twin.trick = list(self.trick)
         twin.order = list(self.order)
         return twin
@@ -504,6 +510,8 @@ class TwinShoot(Game):
                 state.hands[s] = part
             else:
                 state.bid_cards[s] = part
+                if len(part) == 2:
+                    state.bid_vals[s] = bid_value(part)
         return state
 
     # ---- people ------------------------------------------------------------

@@ -103,6 +103,234 @@ def print_standings(result) -> None:
                    f"score {result.scores[seat]:g}{note}")
 
 
+# ---- leagues -------------------------------------------------------------------
+def _store(db: Path):
+    from harness.store import Store
+
+    return Store(db)
+
+
+def _load_league(league: str, bots_dir):
+    from harness.league import LeagueFileError, load_league
+
+    try:
+        return load_league(league, bots_dir)
+    except LeagueFileError as exc:
+        fail(str(exc))
+
+
+class ProgressBar:
+    """A live bar on a terminal; a line every few seconds in a log file."""
+
+    def __init__(self) -> None:
+        self.tty = sys.stderr.isatty()
+        self.last = 0.0
+
+    def __call__(self, done: int, total: int, faulted: int, elapsed: float) -> None:
+        import time as _time
+
+        now = _time.monotonic()
+        if not self.tty and now - self.last < 5 and done < total:
+            return
+        self.last = now
+        rate = done / elapsed if elapsed > 0 else 0.0
+        self.rate_session = rate
+        width = 30
+        filled = int(width * done / total) if total else width
+        eta = (total - done) / rate if rate > 0 else float("inf")
+        eta_text = "--:--" if eta == float("inf") else f"{int(eta // 60):02d}:{int(eta % 60):02d}"
+        line = (f"[{'#' * filled}{'.' * (width - filled)}] {done}/{total} matches "
+                f"{rate:.1f}/s ETA {eta_text} faulted {faulted}")
+        sys.stderr.write(("\r" + line) if self.tty else line + "\n")
+        sys.stderr.flush()
+
+    def close(self) -> None:
+        if self.tty:
+            sys.stderr.write("\n")
+
+
+@app.command()
+def run(
+    league: str = typer.Argument(..., help="League file, or its name in leagues/."),
+    db: Path = DbOption,
+    workers: int = typer.Option(2, "--workers", "-w", min=1, help="Parallel match workers."),
+    address: Optional[str] = typer.Option(None, help="Existing Ray cluster (default: embedded local Ray)."),
+    engine: str = typer.Option("ray", help="ray (default) or inline (no Ray, for debugging)."),
+    max_matches: Optional[int] = typer.Option(None, help="Stop after this many new matches."),
+    bots_dir: Optional[list[Path]] = BotsOption,
+    quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar."),
+) -> None:
+    """Play every scheduled match of a league not yet in the database (resumable)."""
+    from harness.runner import run_league
+
+    if engine not in ("ray", "inline"):
+        fail("--engine must be ray or inline")
+    spec = _load_league(league, bots_dir)
+    store = _store(db)
+    done, _ = store.league_match_count(spec.name)
+    total = spec.size()
+    typer.echo(f"league {spec.name}: {spec.game}, {len(spec.bots)} bots, {spec.players} per "
+               f"match, {total} matches scheduled, {done} already in {db}", err=True)
+    bar = None if quiet else ProgressBar()
+    try:
+        summary = run_league(spec, store, workers=workers, engine=engine, address=address,
+                             progress=bar, max_matches=max_matches)
+    finally:
+        if bar:
+            bar.close()
+    per_match = summary.process_starts / summary.played if summary.played else 0.0
+    typer.echo(f"played {summary.played} matches in {summary.elapsed_s:.1f}s "
+               f"({summary.rate:.1f}/s), {summary.faulted} with faults, "
+               f"{summary.process_starts} bot process starts ({per_match:.3f} per match)", err=True)
+    remaining = summary.scheduled - summary.already_done - summary.played
+    if summary.interrupted or remaining > 0:
+        typer.echo(f"stopped with {remaining} matches left; resume with: "
+                   f"league run {league} --db {db}", err=True)
+        if summary.interrupted:
+            raise typer.Exit(130)
+    _save_and_print_table(store, spec.name, db, quiet=True)
+
+
+def _save_and_print_table(store, league: str, db: Path, quiet: bool = False):
+    from harness.ratings import rate
+
+    rows = rate(list(store.seat_rows(league)))
+    store.save_ratings(league, [r.as_dict() for r in rows])
+    return rows
+
+
+@app.command()
+def table(
+    league: str = typer.Argument(..., help="League name (as stored) or league file."),
+    db: Path = DbOption,
+    matrix: bool = typer.Option(False, "--matrix", help="Also print the head-to-head matrix."),
+    as_json: bool = typer.Option(False, "--json", help="Machine-readable JSON."),
+    as_csv: bool = typer.Option(False, "--csv", help="Machine-readable CSV."),
+) -> None:
+    """Elo ratings (Bradley-Terry fit of all results) with 95% bootstrap intervals."""
+    from harness.ratings import head_to_head
+
+    if not db.exists():
+        fail(f"no results database {db}")
+    store = _store(db)
+    name = _league_name(store, league)
+    seat_rows = list(store.seat_rows(name))
+    if not seat_rows:
+        fail(f"no results for league {name!r} in {db}")
+    rows = _save_and_print_table(store, name, db)
+    if as_json:
+        bots, rates, games = head_to_head(seat_rows)
+        payload = {"league": name, "ratings": [r.as_dict() for r in rows]}
+        if matrix:
+            payload["head_to_head"] = {
+                a: {b: (None if games[i, j] == 0 else round(float(rates[i, j]), 4))
+                    for j, b in enumerate(bots) if i != j} for i, a in enumerate(bots)}
+        typer.echo(json.dumps(payload, indent=2))
+        return
+    if as_csv:
+        import csv
+
+        writer = csv.writer(sys.stdout)
+        writer.writerow(["rank", "bot", "elo", "elo_low", "elo_high", "games", "avg_score",
+                         "avg_rank", "faults"])
+        for position, r in enumerate(rows, 1):
+            writer.writerow([position, r.bot, f"{r.elo:.1f}", f"{r.elo_low:.1f}",
+                             f"{r.elo_high:.1f}", r.games, f"{r.avg_score:.3f}",
+                             f"{r.avg_rank:.3f}", r.faults])
+        return
+    matches, faulted = store.league_match_count(name)
+    typer.echo(f"league {name}: {matches} matches ({faulted} with faults)")
+    typer.echo(f"{'#':>3} {'bot':28} {'elo':>7} {'95% interval':>17} {'games':>6} "
+               f"{'avg score':>10} {'avg rank':>9} {'faults':>7}")
+    for position, r in enumerate(rows, 1):
+        typer.echo(f"{position:>3} {r.bot:28} {r.elo:7.1f} [{r.elo_low:7.1f},{r.elo_high:7.1f}] "
+                   f"{r.games:6d} {r.avg_score:10.2f} {r.avg_rank:9.2f} {r.faults:7d}")
+    if matrix:
+        bots, rates, games = head_to_head(seat_rows)
+        typer.echo("\nhead to head (row's score rate against column; n = comparisons)")
+        short = [b.split("@")[0][:12] for b in bots]
+        typer.echo(" " * 14 + "".join(f"{s:>14}" for s in short))
+        for i, bot in enumerate(short):
+            cells = "".join(
+                f"{'-':>14}" if i == j or games[i, j] == 0
+                else f"{rates[i, j]:>7.1%} n={int(games[i, j]):<4}" for j in range(len(bots)))
+            typer.echo(f"{bot:14}{cells}")
+
+
+def _league_name(store, league: str) -> str:
+    known = [row["name"] for row in store.leagues()]
+    if league in known:
+        return league
+    from harness.league import LeagueFileError, find_league_file
+    import tomllib
+
+    try:
+        name = tomllib.loads(find_league_file(league).read_text()).get("name")
+    except (LeagueFileError, OSError, tomllib.TOMLDecodeError):
+        name = None
+    if name in known:
+        return name
+    fail(f"no league {league!r} in the database; known: {', '.join(known) or 'none'}")
+
+
+@app.command()
+def status(db: Path = DbOption) -> None:
+    """Per league: matches done, in flight, remaining and faulted."""
+    if not db.exists():
+        fail(f"no results database {db}")
+    store = _store(db)
+    typer.echo(f"{'league':20} {'game':14} {'done':>8} {'in flight':>10} {'remaining':>10} "
+               f"{'faulted':>8}")
+    for row in store.leagues():
+        done, faulted = store.league_match_count(row["name"])
+        flying = store.in_flight(row["name"])
+        typer.echo(f"{row['name']:20} {row['game']:14} {done:8d} {flying:10d} "
+                   f"{max(row['scheduled'] - done, 0):10d} {faulted:8d}")
+
+
+@app.command()
+def matches(
+    db: Path = DbOption,
+    league: Optional[str] = typer.Option(None, help="Only this league."),
+    bot: Optional[str] = typer.Option(None, help="Only matches with this bot (name or name@version)."),
+    fault: Optional[str] = typer.Option(None, help="Only matches with this fault kind "
+                                                   "(timeout, crash, bad_message, illegal_action, startup)."),
+    limit: int = typer.Option(50, help="At most this many, newest first."),
+) -> None:
+    """List matches, newest first."""
+    store = _store(db)
+    for row in store.matches(league, bot, fault, limit):
+        seats = json.loads(row["seats"])
+        flags = (" CAPPED" if row["capped"] else "") + (f" faults={row['faulted']}" if row["faulted"] else "")
+        typer.echo(f"{row['id']}  {row['league']:12} {row['game']:14} deal {row['deal']:<5} "
+                   f"{' '.join(s.split('@')[0] for s in seats)}{flags}")
+
+
+@app.command()
+def replay(
+    match_id: str = typer.Argument(..., help="Match ID (a unique prefix will do)."),
+    db: Path = DbOption,
+) -> None:
+    """Print one match's log, replayed from its stored actions."""
+    from harness.replay import replay_lines
+
+    store = _store(db)
+    try:
+        row, seats, stored = store.match(match_id)
+    except KeyError as exc:
+        fail(str(exc.args[0]))
+    typer.echo(f"match {row['id']} ({row['league']}, {row['game']} v{row['rules_version']}, "
+               f"seed {row['seed']}, deal {row['deal']})")
+    for line in replay_lines(stored):
+        typer.echo(line)
+    typer.echo("final standings:")
+    for seat in sorted(seats, key=lambda s: (s["rank"], s["seat"])):
+        note = (f"  FAULT {seat['fault_kind']} at decision {seat['fault_decision']}: "
+                f"{seat['fault_detail']}" if seat["fault_kind"] else "")
+        typer.echo(f"  {seat['rank']}. seat {seat['seat']} {seat['bot']:28} "
+                   f"score {seat['score']:g}{note}")
+
+
 def main() -> None:  # pragma: no cover
     app()
 

@@ -286,6 +286,10 @@ def test_describe_actions():
     game = position(3, round_=4, order=[2, 1, 0], pos=1, owners=owners, dice=[1, 4, 4, 4, 1])
     assert game.describe_action(("steal", "4-trio")) == "seat 1 steals 4-trio (300) from seat 2"
     assert game.describe_action(CHIPS) == "seat 1 takes 2 bonus chips (100)"
+    # actions straight off the wire (lists) read the same
+    assert game.describe_action(["steal", "4-trio"]) == "seat 1 steals 4-trio (300) from seat 2"
+    game.step, game.rerolls_left = "roll", 2
+    assert game.describe_action([1, 1]) == "seat 1 rerolls 1,1 keeping 4,4,4"
 
 
 # ---- order, rounds, standings ------------------------------------------------

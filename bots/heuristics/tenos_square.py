@@ -1,0 +1,101 @@
+"""tenos_square heuristic: keep the row sorted.
+
+Every card has an ideal place in the row (A at the left end, 10 at the right
+end, the rest spread between). A play is rated by how many face-up cards it
+puts out of order, how far it lands from its ideal place, and what it adds to
+the row's score now; ties go to places that give the turn to oneself (or the
+partner) rather than to an opponent. An exchange is made only when a face-up
+centre card fits clearly better than both hand cards, since it leaves a
+one-card hand for the rest of the deal.
+"""
+
+from __future__ import annotations
+
+import random
+
+from games.tenos_square import next_direction, row_score
+
+INVERSION = 4.0  # per face-up card put out of order
+DISTANCE = 1.0  # per place away from the card's ideal place
+IMMEDIATE = 0.3  # per point the row scores at once
+TEMPO = {"same": 0.6, "partner": 0.3, "left": 0.0, "right": 0.0}
+EXCHANGE_MARGIN = 3.0  # how much better a centre card must fit to exchange
+
+
+def _rank(card: int) -> int:
+    return card % 13 + 1
+
+
+def _ideal(rank: int, length: int) -> float:
+    return (rank - 1) * (length - 1) / 9
+
+
+def place_value(row: list, card: int, place: int, num_players: int) -> float:
+    """How good laying ``card`` on face-down ``place`` of ``row`` is."""
+    r = _rank(card)
+    inversions = 0
+    for i, other in enumerate(row):
+        if other is None:
+            continue
+        o = _rank(other)
+        if (i < place and o > r) or (i > place and o < r):
+            inversions += 1
+    after = list(row)
+    after[place] = card
+    gain = row_score(after) - row_score(row)
+    value = (
+        -INVERSION * inversions
+        - DISTANCE * abs(place - _ideal(r, len(row)))
+        + IMMEDIATE * gain
+    )
+    direction = next_direction(num_players, place)
+    if direction == "partner" and num_players != 4:
+        direction = "left"
+    return value + TEMPO[direction]
+
+
+def best_for(row: list, card: int, num_players: int) -> tuple[float, int]:
+    return max(
+        (place_value(row, card, i, num_players), i) for i, c in enumerate(row) if c is None
+    )
+
+
+def choose(obs: dict, legal: list, rng: random.Random) -> int:
+    phase = obs["phase"]
+    seat = obs["seat"]
+    n = obs["num_players"]
+    row = obs["rows"][seat]
+    if phase == "centre":
+        # give away the card closest to the middle: the ends are the easiest to fit
+        hand = [a[1] for a in legal]
+        pick = min(hand, key=lambda c: (abs(_rank(c) - 5.5), c))
+        return legal.index(["centre", pick])
+    if phase == "exchange":
+        hand_best = max(best_for(row, c, n)[0] for c in obs["hand"])
+        centre_best = max(
+            (best_for(row, c, n)[0] for c in obs["centre"]), default=float("-inf")
+        )
+        if centre_best - hand_best > EXCHANGE_MARGIN:
+            return legal.index("exchange")
+        return legal.index("no_exchange")
+    if phase == "put":
+        # keep the card that fits best: put the worst first
+        values = [best_for(row, a[1], n)[0] for a in legal]
+        return values.index(min(values))
+    if phase == "take":
+        best_index, best_value = len(legal) - 1, float("-inf")
+        for index, action in enumerate(legal):
+            if action == "deck":
+                continue
+            value = best_for(row, action[1], n)[0]
+            if value > best_value:
+                best_index, best_value = index, value
+        return best_index
+    if phase == "play":
+        values = [best_for(row, a[1], n)[0] for a in legal]
+        return values.index(max(values))
+    # place
+    card = obs["playing"]
+    values = [place_value(row, card, a[1], n) for a in legal]
+    top = max(values)
+    return values.index(top)

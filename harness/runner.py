@@ -1,0 +1,268 @@
+"""Running a league: the schedule goes out in batches to long-lived workers
+that keep their bot processes alive between matches; results stream back and
+are stored one match per transaction as they arrive.
+
+Engines: ``ray`` (default; an embedded local Ray, or an existing cluster with
+``address``) and ``inline`` (the same worker code in this process, for
+debugging and quick tests).
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+import signal
+import sys
+import time
+from collections import deque
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from harness.catalog import BotSpec
+from harness.league import League, ScheduledMatch
+from harness.match import BotPool, Limits, MatchResult, run_match
+from harness.store import Store
+
+BATCH_SIZE = 4
+BATCHES_IN_FLIGHT_PER_WORKER = 2
+
+
+class MatchWorker:
+    """Plays batches of matches with a persistent pool of bot processes."""
+
+    def __init__(self, specs: dict[str, BotSpec], limits: Limits, game: str) -> None:
+        self.pool = BotPool(specs, limits)
+        self.limits = limits
+        self.game = game
+        self.matches = 0
+
+    def play(self, batch: list[tuple[str, int, tuple[str, ...], tuple[str, ...]]]) -> dict[str, Any]:
+        """batch: (match_id, seed, bot names by seat, bot ids by seat)."""
+        results = []
+        for match_id, seed, names, _ids in batch:
+            result = run_match(self.game, seed, names, self.pool, self.limits, match_id)
+            results.append(result)
+            self.matches += 1
+        return {"results": results, "starts": sum(self.pool.starts.values()),
+                "matches": self.matches, "pid": os.getpid()}
+
+    def close(self) -> int:
+        self.pool.close()
+        return sum(self.pool.starts.values())
+
+
+@dataclass
+class RunSummary:
+    scheduled: int
+    already_done: int
+    played: int
+    faulted: int
+    process_starts: int
+    elapsed_s: float
+    interrupted: bool
+
+    @property
+    def rate(self) -> float:
+        return self.played / self.elapsed_s if self.elapsed_s > 0 else 0.0
+
+
+Progress = Callable[[int, int, int, float], None]  # done, total, faulted, elapsed
+
+
+def _pending(league: League, store: Store, skipped: list[int]) -> Iterator[ScheduledMatch]:
+    """The schedule minus what is stored, checked chunk by chunk; counts the
+    stored ones in ``skipped[0]``."""
+    schedule = league.schedule()
+    while True:
+        chunk = list(itertools.islice(schedule, 500))
+        if not chunk:
+            return
+        done = store.done_ids([m.match_id for m in chunk])
+        skipped[0] += len(done)
+        yield from (m for m in chunk if m.match_id not in done)
+
+
+def _batches(pending: Iterator[ScheduledMatch], league: League):
+    names_of = {league.bot_id(name): name for name in league.bots}
+    while True:
+        batch = list(itertools.islice(pending, BATCH_SIZE))
+        if not batch:
+            return
+        yield [(m.match_id, m.seed, tuple(names_of[s] for s in m.seats), m.seats) for m in batch], \
+            {m.match_id: m for m in batch}
+
+
+class _Engine:
+    """How batches reach workers: submit() then next_done()."""
+
+    def start(self, workers: int) -> None: ...
+    def submit(self, worker: int, batch: list) -> Any: ...
+    def next_done(self) -> tuple[int, dict[str, Any]]: ...
+    def stop(self) -> int: ...
+
+
+class InlineEngine(_Engine):
+    def __init__(self, league: League) -> None:
+        self.league = league
+        self.queue: deque = deque()
+
+    def start(self, workers: int) -> None:
+        self.workers = [MatchWorker(self.league.specs, self.league.limits, self.league.game)
+                        for _ in range(workers)]
+
+    def submit(self, worker: int, batch: list) -> None:
+        self.queue.append((worker, batch))
+
+    def next_done(self) -> tuple[int, dict[str, Any]]:
+        worker, batch = self.queue.popleft()
+        return worker, self.workers[worker].play(batch)
+
+    def in_flight(self) -> int:
+        return len(self.queue)
+
+    def stop(self) -> int:
+        return sum(w.close() for w in self.workers)
+
+
+class RayEngine(_Engine):
+    def __init__(self, league: League, address: str | None) -> None:
+        self.league = league
+        self.address = address
+        self.futures: dict[Any, int] = {}
+
+    def start(self, workers: int) -> None:
+        import ray
+
+        if not ray.is_initialized():
+            if self.address:
+                ray.init(address=self.address, log_to_driver=False)
+            else:
+                ray.init(include_dashboard=False, log_to_driver=False,
+                         configure_logging=False)
+        self.ray = ray
+        cpus = ray.cluster_resources().get("CPU", 1)
+        actor = ray.remote(MatchWorker).options(
+            num_cpus=min(1.0, cpus / workers), scheduling_strategy="SPREAD", max_restarts=0)
+        self.workers = [actor.remote(self.league.specs, self.league.limits, self.league.game)
+                        for _ in range(workers)]
+
+    def submit(self, worker: int, batch: list) -> None:
+        self.futures[self.workers[worker].play.remote(batch)] = worker
+
+    def next_done(self) -> tuple[int, dict[str, Any]]:
+        ready, _ = self.ray.wait(list(self.futures), num_returns=1)
+        worker = self.futures.pop(ready[0])
+        return worker, self.ray.get(ready[0])
+
+    def in_flight(self) -> int:
+        return len(self.futures)
+
+    def stop(self) -> int:
+        starts = 0
+        try:
+            starts = sum(self.ray.get([w.close.remote() for w in self.workers], timeout=60))
+        except Exception:  # noqa: BLE001 - workers that are gone have no bots left to close
+            pass
+        for worker in self.workers:
+            self.ray.kill(worker)
+        if not self.address:
+            self.ray.shutdown()
+        return starts
+
+
+def run_league(league: League, store: Store, workers: int = 2, engine: str = "ray",
+               address: str | None = None, progress: Progress | None = None,
+               max_matches: int | None = None) -> RunSummary:
+    """Play every scheduled match not yet stored. Ctrl-C (SIGINT) or SIGTERM
+    stops cleanly: in-flight batches finish and are stored, bots are closed."""
+    started = time.perf_counter()
+    scheduled = league.size()
+    store.register_league(league.config(), scheduled)
+    for name, spec in league.specs.items():
+        store.register_bot(league.bot_id(name), name, league.versions[name],
+                           str(spec.manifest), spec.command)
+    run_id = store.start_run(league.name, workers)
+    skipped = [0]
+    pending = _pending(league, store, skipped)
+    if max_matches is not None:
+        pending = itertools.islice(pending, max_matches)
+    batches = _batches(pending, league)
+    runner: _Engine = RayEngine(league, address) if engine == "ray" else InlineEngine(league)
+    stop = _StopFlag()
+    played = faulted = starts = 0
+    state = "finished"
+    schedules: dict[str, ScheduledMatch] = {}
+    try:
+        with stop.catching():
+            runner.start(workers)
+            for worker in range(workers):
+                for _ in range(BATCHES_IN_FLIGHT_PER_WORKER):
+                    if not _submit_next(runner, worker, batches, schedules, stop):
+                        break
+            while runner.in_flight():
+                worker, reply = runner.next_done()
+                for result in reply["results"]:
+                    scheduled_match = schedules.pop(result.match_id)
+                    if store.save_match(league.name, scheduled_match.deal,
+                                        scheduled_match.seats, result, run_id):
+                        played += 1
+                        faulted += any(result.faults)
+                store.heartbeat(run_id, runner.in_flight(), played)
+                if progress:
+                    progress(skipped[0] + played, scheduled, faulted,
+                             time.perf_counter() - started)
+                _submit_next(runner, worker, batches, schedules, stop)
+        if stop.raised:
+            state = "interrupted"
+    except BaseException:
+        state = "failed"
+        raise
+    finally:
+        starts = runner.stop() if hasattr(runner, "workers") else 0
+        store.finish_run(run_id, state)
+    # what the lazy scan did not reach yet (a stop) is not known to be done
+    return RunSummary(scheduled, skipped[0], played, faulted, starts,
+                      time.perf_counter() - started, state == "interrupted")
+
+
+def _submit_next(runner: _Engine, worker: int, batches, schedules: dict, stop: "_StopFlag") -> bool:
+    if stop.raised:
+        return False
+    try:
+        batch, by_id = next(batches)
+    except StopIteration:
+        return False
+    schedules.update(by_id)
+    runner.submit(worker, batch)
+    return True
+
+
+class _StopFlag:
+    """SIGINT/SIGTERM set a flag instead of raising mid-write: the run stops
+    handing out work and drains what is in flight."""
+
+    def __init__(self) -> None:
+        self.raised = False
+
+    def _handler(self, signum, frame) -> None:
+        if self.raised:  # a second Ctrl-C: stop now, the stored results are safe
+            raise KeyboardInterrupt
+        self.raised = True
+        print("\nstopping: finishing the matches in flight (Ctrl-C again to abandon them)",
+              file=sys.stderr, flush=True)
+
+    def catching(self):
+        flag = self
+
+        class _Context:
+            def __enter__(self):
+                self.previous = {s: signal.signal(s, flag._handler)
+                                 for s in (signal.SIGINT, signal.SIGTERM)}
+
+            def __exit__(self, *exc):
+                for s, handler in self.previous.items():
+                    signal.signal(s, handler)
+                return False
+
+        return _Context()

@@ -1,0 +1,222 @@
+"""Results in SQLite, through sqlite-utils.
+
+Tables: ``leagues``, ``bots`` (one row per bot version: name + hash of its
+files), ``matches``, ``seats`` (per-seat score, rank, fault), ``replays``,
+``ratings`` and ``runs``. Each finished match is written in its own
+transaction, so a crash loses at most the matches in flight. WAL mode keeps
+readers (``league status``) from blocking the writer.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import time
+from collections.abc import Iterable, Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+import sqlite_utils
+
+from harness.match import MatchResult
+
+
+class Store:
+    def __init__(self, path: Path | str) -> None:
+        self.path = Path(path)
+        self.db = sqlite_utils.Database(self.path)
+        self.db.execute("PRAGMA journal_mode=WAL")
+        self.db.execute("PRAGMA synchronous=NORMAL")
+        self.db.execute("PRAGMA busy_timeout=10000")
+        self._create()
+
+    def _create(self) -> None:
+        db = self.db
+        if "leagues" not in db.table_names():
+            db["leagues"].create({"name": str, "game": str, "config": str, "scheduled": int,
+                                  "created_at": float, "updated_at": float}, pk="name")
+        if "bots" not in db.table_names():
+            db["bots"].create({"id": str, "name": str, "version": str, "manifest": str,
+                               "command": str, "first_seen": float}, pk="id")
+        if "matches" not in db.table_names():
+            db["matches"].create({
+                "id": str, "league": str, "game": str, "rules_version": str, "seed": int,
+                "deal": int, "seats": str, "status": str, "capped": int, "faulted": int,
+                "decisions": int, "started_at": float, "duration_s": float,
+                "finished_at": float, "run_id": int,
+            }, pk="id")
+            db["matches"].create_index(["league"])
+        if "seats" not in db.table_names():
+            db["seats"].create({
+                "match_id": str, "seat": int, "bot": str, "team": int, "score": float,
+                "rank": int, "fault_kind": str, "fault_decision": int, "fault_detail": str,
+                "fault_stderr": str,
+            }, pk=("match_id", "seat"))
+            db["seats"].create_index(["bot"])
+        if "replays" not in db.table_names():
+            db["replays"].create({"match_id": str, "replay": str}, pk="match_id")
+        if "ratings" not in db.table_names():
+            db["ratings"].create({
+                "league": str, "bot": str, "elo": float, "elo_low": float, "elo_high": float,
+                "games": int, "avg_score": float, "avg_rank": float, "faults": int,
+                "computed_at": float,
+            }, pk=("league", "bot"))
+        if "runs" not in db.table_names():
+            db["runs"].create({
+                "id": int, "league": str, "pid": int, "host": str, "started_at": float,
+                "heartbeat_at": float, "finished_at": float, "state": str, "in_flight": int,
+                "workers": int, "done": int,
+            }, pk="id")
+
+    # ---- leagues and bots ---------------------------------------------------
+    def register_league(self, config: dict[str, Any], scheduled: int) -> None:
+        now = time.time()
+        existing = self.db["leagues"].count_where("name = ?", [config["name"]])
+        row = {"name": config["name"], "game": config["game"],
+               "config": json.dumps(config, sort_keys=True), "scheduled": scheduled,
+               "updated_at": now}
+        if existing:
+            self.db["leagues"].update(config["name"], row)
+        else:
+            self.db["leagues"].insert({**row, "created_at": now})
+
+    def register_bot(self, bot_id: str, name: str, version: str, manifest: str,
+                     command: Sequence[str]) -> None:
+        self.db["bots"].insert({"id": bot_id, "name": name, "version": version,
+                                "manifest": manifest, "command": json.dumps(list(command)),
+                                "first_seen": time.time()}, ignore=True)
+
+    # ---- matches ------------------------------------------------------------
+    def done_ids(self, ids: Sequence[str]) -> set[str]:
+        """Which of these match IDs are stored (queried in chunks: the schedule
+        is never loaded whole)."""
+        found: set[str] = set()
+        for start in range(0, len(ids), 500):
+            chunk = list(ids[start:start + 500])
+            marks = ",".join("?" * len(chunk))
+            found.update(r[0] for r in self.db.execute(
+                f"SELECT id FROM matches WHERE id IN ({marks})", chunk).fetchall())
+        return found
+
+    def save_match(self, league: str, deal: int, seat_ids: Sequence[str],
+                   result: MatchResult, run_id: int | None) -> bool:
+        """Store one finished match in one transaction; False if already stored."""
+        faulted = sum(1 for f in result.faults if f)
+        team_of = {}
+        for index, team in enumerate(result.teams or []):
+            for seat in team:
+                team_of[seat] = index
+        # Plain INSERTs in one explicit transaction: sqlite-utils' insert helpers
+        # commit on their own, which would split a match across transactions.
+        with self.db.conn:
+            if self.db.execute("SELECT 1 FROM matches WHERE id = ?", [result.match_id]).fetchone():
+                return False
+            self._insert("matches", {
+                "id": result.match_id, "league": league, "game": result.game,
+                "rules_version": result.rules_version, "seed": result.seed, "deal": deal,
+                "seats": json.dumps(list(seat_ids)),
+                "status": "faulted" if faulted else "ok", "capped": int(result.capped),
+                "faulted": faulted, "decisions": result.decisions,
+                "started_at": result.started_at, "duration_s": result.duration_s,
+                "finished_at": time.time(), "run_id": run_id,
+            })
+            for row in [{
+                "match_id": result.match_id, "seat": seat, "bot": seat_ids[seat],
+                "team": team_of.get(seat, seat), "score": result.scores[seat],
+                "rank": result.ranks[seat],
+                "fault_kind": fault.kind if fault else None,
+                "fault_decision": fault.decision if fault else None,
+                "fault_detail": fault.detail if fault else None,
+                "fault_stderr": fault.stderr_tail if fault else None,
+            } for seat, fault in enumerate(result.faults)]:
+                self._insert("seats", row)
+            self._insert("replays", {"match_id": result.match_id,
+                                     "replay": json.dumps(result.replay)})
+        return True
+
+    def _insert(self, table: str, row: dict[str, Any]) -> None:
+        columns = ", ".join(row)
+        marks = ", ".join("?" * len(row))
+        self.db.execute(f"INSERT INTO {table} ({columns}) VALUES ({marks})", list(row.values()))
+
+    def league_match_count(self, league: str) -> tuple[int, int]:
+        row = self.db.execute(
+            "SELECT COUNT(*), COALESCE(SUM(faulted > 0), 0) FROM matches WHERE league = ?",
+            [league]).fetchone()
+        return int(row[0]), int(row[1])
+
+    def seat_rows(self, league: str) -> Iterator[dict[str, Any]]:
+        """Every seat result of a league, ordered by match ID then seat, so
+        anything computed from them does not depend on finishing order."""
+        cursor = self.db.execute(
+            "SELECT s.match_id, s.seat, s.bot, s.team, s.score, s.rank, s.fault_kind "
+            "FROM seats s JOIN matches m ON m.id = s.match_id WHERE m.league = ? "
+            "ORDER BY s.match_id, s.seat", [league])
+        columns = [c[0] for c in cursor.description]
+        for row in cursor:
+            yield dict(zip(columns, row))
+
+    def matches(self, league: str | None = None, bot: str | None = None,
+                fault: str | None = None, limit: int = 50) -> list[dict[str, Any]]:
+        where, params = [], []
+        if league:
+            where.append("m.league = ?")
+            params.append(league)
+        if bot:
+            where.append("m.id IN (SELECT match_id FROM seats WHERE bot = ? OR bot LIKE ?)")
+            params += [bot, f"{bot}@%"]
+        if fault:
+            where.append("m.id IN (SELECT match_id FROM seats WHERE fault_kind = ?)")
+            params.append(fault)
+        clause = f"WHERE {' AND '.join(where)}" if where else ""
+        return list(self.db.query(
+            f"SELECT m.* FROM matches m {clause} ORDER BY m.finished_at DESC LIMIT ?",
+            [*params, limit]))
+
+    def match(self, match_id: str) -> tuple[dict[str, Any], list[dict[str, Any]], dict[str, Any]]:
+        rows = list(self.db.query("SELECT * FROM matches WHERE id = ? OR id LIKE ?",
+                                  [match_id, f"{match_id}%"]))
+        if len(rows) != 1:
+            raise KeyError(f"{'no' if not rows else 'more than one'} match with ID {match_id!r}")
+        row = rows[0]
+        seats = list(self.db.query("SELECT * FROM seats WHERE match_id = ? ORDER BY seat",
+                                   [row["id"]]))
+        replay = json.loads(self.db["replays"].get(row["id"])["replay"])
+        return row, seats, replay
+
+    def save_ratings(self, league: str, rows: Iterable[dict[str, Any]]) -> None:
+        now = time.time()
+        with self.db.conn:
+            self.db.execute("DELETE FROM ratings WHERE league = ?", [league])
+            for row in rows:
+                self._insert("ratings", {**row, "league": league, "computed_at": now})
+
+    # ---- runs ---------------------------------------------------------------
+    def start_run(self, league: str, workers: int) -> int:
+        now = time.time()
+        return self.db["runs"].insert({
+            "league": league, "pid": os.getpid(), "host": socket.gethostname(),
+            "started_at": now, "heartbeat_at": now, "finished_at": None, "state": "running",
+            "in_flight": 0, "workers": workers, "done": 0,
+        }).last_pk
+
+    def heartbeat(self, run_id: int, in_flight: int, done: int) -> None:
+        self.db["runs"].update(run_id, {"heartbeat_at": time.time(), "in_flight": in_flight,
+                                        "done": done})
+
+    def finish_run(self, run_id: int, state: str) -> None:
+        self.db["runs"].update(run_id, {"finished_at": time.time(), "state": state,
+                                        "in_flight": 0})
+
+    def in_flight(self, league: str, stale_after_s: float = 120.0) -> int:
+        row = self.db.execute(
+            "SELECT COALESCE(SUM(in_flight), 0) FROM runs WHERE league = ? AND state = 'running' "
+            "AND heartbeat_at > ?", [league, time.time() - stale_after_s]).fetchone()
+        return int(row[0])
+
+    def leagues(self) -> list[dict[str, Any]]:
+        return list(self.db.query("SELECT * FROM leagues ORDER BY name"))
+
+    def integrity_ok(self) -> bool:
+        return self.db.execute("PRAGMA integrity_check").fetchone()[0] == "ok"

@@ -1,0 +1,98 @@
+"""League files: validation that names the field, and the lazy schedule."""
+
+from __future__ import annotations
+
+import itertools
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from harness.league import LeagueFileError, load_league
+
+GOOD = """
+name = "t"
+game = "limit"
+bots = ["random", "heuristic"]
+players = 3
+deals = 4
+seed = 5
+[limits]
+decision_ms = 500
+"""
+
+
+def write(tmp_path: Path, text: str) -> str:
+    path = tmp_path / "league.toml"
+    path.write_text(text)
+    return str(path)
+
+
+@pytest.mark.parametrize(
+    "change,field",
+    [
+        (("game = \"limit\"", "game = \"chess\""), "game"),
+        (("\"heuristic\"]", "\"nobody\"]"), "bots"),
+        (("players = 3", "players = 9"), "players"),
+        (("players = 3", "players = 0"), "players"),
+        (("deals = 4", "deals = -1"), "deals"),
+        (("deals = 4", "deals = \"many\""), "deals"),
+        (("decision_ms = 500", "decision_ms = 0"), "decision_ms"),
+        (("decision_ms = 500", "decision_mx = 5"), "limits.decision_mx"),
+        (("seed = 5", "sede = 5"), "sede"),
+        (("bots = [\"random\", \"heuristic\"]", "bots = [\"random\"]"), "bots"),
+        (("name = \"t\"\n", ""), "name"),
+    ],
+)
+def test_broken_league_files_name_the_field(tmp_path, change, field):
+    old, new = change
+    assert old in GOOD
+    with pytest.raises(LeagueFileError, match=field):
+        load_league(write(tmp_path, GOOD.replace(old, new)))
+
+
+def test_not_toml_and_missing_files_are_clear(tmp_path):
+    with pytest.raises(LeagueFileError, match="not valid TOML"):
+        load_league(write(tmp_path, "name = "))
+    with pytest.raises(LeagueFileError, match="no league file"):
+        load_league("no-such-league")
+
+
+def test_schedule_is_duplicate_deals_in_every_rotation(tmp_path):
+    league = load_league(write(tmp_path, GOOD))
+    matches = list(league.schedule())
+    assert len(matches) == league.size() == 4 * 2 * 3  # deals x tables x rotations
+    assert len({m.match_id for m in matches}) == len(matches)
+    for deal in range(4):
+        seatings = [m.seats for m in matches if m.deal == deal]
+        assert len({m.seed for m in matches if m.deal == deal}) == 1, "one deal, one seed"
+        seat_counts = Counter((seat, bot) for seats in seatings for seat, bot in enumerate(seats))
+        # every bot meets the deal from every seat
+        assert {seat for seat, bot in seat_counts if bot.startswith("heuristic")} == {0, 1, 2}
+    again = list(load_league(write(tmp_path, GOOD)).schedule())
+    assert [m.match_id for m in again] == [m.match_id for m in matches], "stable IDs"
+
+
+def test_combinations_when_enough_bots(tmp_path):
+    text = GOOD.replace('["random", "heuristic"]', '["random", "heuristic", "heuristic_half", "faulty_exit"]')
+    league = load_league(write(tmp_path, text), [Path(__file__).parent / "bots"])
+    assert league.table_count() == 4  # C(4, 3)
+    assert league.size() == 4 * 4 * 3
+
+
+def test_schedule_is_lazy_for_huge_leagues(tmp_path):
+    league = load_league(write(tmp_path, GOOD.replace("deals = 4", "deals = 1000000")))
+    first = list(itertools.islice(league.schedule(), 10))
+    assert len(first) == 10
+    assert league.size() == 6_000_000
+
+
+def test_team_league_pairs_copies_or_mixes(tmp_path):
+    text = GOOD.replace('"limit"', '"tenos_square"').replace("players = 3", "players = 4")
+    copies = load_league(write(tmp_path, text))
+    seatings = {m.seats for m in copies.schedule() if m.deal == 0}
+    for seats in seatings:
+        assert seats[0] == seats[2] and seats[1] == seats[3], "partners are copies"
+    assert len(seatings) == 2
+    mixed = load_league(write(tmp_path, text.replace("seed = 5", 'seed = 5\npartners = "mixed"')))
+    assert any(s[0] != s[2] for s in (m.seats for m in mixed.schedule()))
