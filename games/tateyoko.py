@@ -380,7 +380,7 @@ class Tateyoko(Game):
             "hand": sorted(self.hands[player]),
             "hand_sizes": [len(h) for h in self.hands],
             "deck_size": len(self.deck),
-            "grid": list(self._grid_view()),
+            "grid": self._grid_view(),
             "turn": [[x, y, self.grid[(x, y)]] for x, y in self.turn],
             "passes": self.passes,
             "scores": list(self.total),

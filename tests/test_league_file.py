@@ -96,3 +96,24 @@ def test_team_league_pairs_copies_or_mixes(tmp_path):
     assert len(seatings) == 2
     mixed = load_league(write(tmp_path, text.replace("seed = 5", 'seed = 5\npartners = "mixed"')))
     assert any(s[0] != s[2] for s in (m.seats for m in mixed.schedule()))
+
+
+LEAGUE_FILES = sorted((Path(__file__).resolve().parent.parent / "leagues").glob("*.toml"))
+
+
+@pytest.mark.parametrize("path", LEAGUE_FILES, ids=[p.stem for p in LEAGUE_FILES])
+def test_shipped_league_runs_to_a_rating_table(path, tmp_path):
+    """Each shipped league loads, and one deal of it plays with real bot
+    processes to a rating table with every bot in it."""
+    from harness.ratings import rate
+    from harness.runner import run_league
+    from harness.store import Store
+
+    league = load_league(str(path))
+    assert league.size() >= 50, "a shipped league should say something"
+    league.deals = 1
+    store = Store(tmp_path / "r.db")
+    summary = run_league(league, store, workers=1, engine="inline")
+    assert summary.played == league.size() and summary.faulted == 0
+    table = rate(list(store.seat_rows(league.name)))
+    assert {row.bot.split("@")[0] for row in table} == set(league.bots)

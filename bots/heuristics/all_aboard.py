@@ -3,8 +3,10 @@
 Every legal card is tried by a small search over the own hand that follows
 the rules (forced red cards, the turn ending on a red signal, the round
 ending when the certificates empty the deck) and values the turn's end as
-certificates earned, plus the hand's score weighted by how close the deck is
-to running out, plus a little for leaving a red signal to the next player.
+certificates earned plus the hand's score as if the round ended now (-2 per
+red card, +20 for an empty or all-red hand; weighting it by the deck's size
+did worse against random play), plus a point for leaving a red signal to
+the next player.
 """
 
 from __future__ import annotations
@@ -14,25 +16,12 @@ import random
 from games.all_aboard import legal_plays
 from games.tennos import is_red, suit_of
 
-RED_FIELD_BONUS = 0.4
+RED_FIELD_BONUS = 1.0
 
 
 def _hand_value(hand: tuple[int, ...]) -> float:
     reds = sum(1 for c in hand if is_red(c))
     return -2 * reds + (20 if reds == len(hand) else 0)
-
-
-def _end_weight(deck_left: int, num_players: int) -> float:
-    """How much the hand's final score matters: ~1 when the round is about to end."""
-    if deck_left <= 0:
-        return 1.0
-    # others refill and earn certificates before our next turn
-    expected_drain = 3.0 * (num_players - 1) + 2
-    if deck_left <= expected_drain:
-        return 0.8
-    if deck_left <= 2 * expected_drain:
-        return 0.3
-    return 0.05
 
 
 class _Planner:
@@ -42,11 +31,10 @@ class _Planner:
         self.memo: dict[tuple, float] = {}
 
     def end(self, hand: tuple[int, ...], field: int, certs: int) -> float:
-        left = self.deck_size - certs
-        if left <= 0:
-            return certs + _hand_value(hand)
-        weight = _end_weight(left, self.num_players)
-        return certs + weight * _hand_value(hand) + (RED_FIELD_BONUS if is_red(field) else 0.0)
+        value = certs + _hand_value(hand)
+        if certs < self.deck_size and is_red(field):
+            value += RED_FIELD_BONUS  # the round goes on: the next player faces a red signal
+        return value
 
     def value_after(self, hand: tuple[int, ...], field: int, play: int, certs: int) -> float:
         """Value of playing ``play`` from ``hand`` on ``field``, then the best continuation."""

@@ -1,0 +1,66 @@
+"""tateyoko heuristic: never pass while a card fits; pick the placement that
+starts (or continues) the line leaving the best hand, searching every line
+of own cards from it (the hand's end-of-game value, going out worth most)."""
+
+from __future__ import annotations
+
+import random
+
+from games.tateyoko import cell_options, next_cells, penalty
+
+OUT_BONUS = 30  # going out also ends the game before the others shed cards
+
+
+def hand_value(hand: list[int]) -> float:
+    if not hand:
+        return penalty(hand) + OUT_BONUS
+    # the penalty, with a nudge towards fewer cards in hand
+    return penalty(hand) - 0.1 * len(hand)
+
+
+def best_line(grid: dict, hand: list[int], turn: list[tuple[int, int]], budget: list[int]) -> float:
+    """Best value reachable by stopping now or placing more cards in line."""
+    best = hand_value(hand)
+    if not hand or budget[0] <= 0:
+        return best
+    budget[0] -= 1
+    held = set(hand)
+    for cell in next_cells(turn):
+        for c in cell_options(grid, *cell):
+            if c not in held:
+                continue
+            grid[cell] = c
+            rest = list(hand)
+            rest.remove(c)
+            turn.append(cell)
+            value = best_line(grid, rest, turn, budget)
+            turn.pop()
+            del grid[cell]
+            if value > best:
+                best = value
+    return best
+
+
+def choose(obs: dict, legal: list, rng: random.Random) -> int:
+    if len(legal) == 1:
+        return 0
+    grid = {(x, y): c for x, y, c in obs["grid"]}
+    hand = list(obs["hand"])
+    turn = [(x, y) for x, y, _ in obs["turn"]]
+    # index 0 is "pass" (first step) or "stop" (later steps)
+    best_index = 0 if turn else None
+    best_value = hand_value(hand) if turn else float("-inf")
+    for index, action in enumerate(legal):
+        if isinstance(action, str):
+            continue
+        c, x, y = action
+        grid[(x, y)] = c
+        rest = list(hand)
+        rest.remove(c)
+        turn.append((x, y))
+        value = best_line(grid, rest, turn, [400]) + rng.random() * 1e-3
+        turn.pop()
+        del grid[(x, y)]
+        if value > best_value:
+            best_value, best_index = value, index
+    return 0 if best_index is None else best_index

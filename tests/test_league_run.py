@@ -1,0 +1,124 @@
+"""Integration: leagues on a real local Ray, real bot processes, a real
+SQLite file; killed runs resume to exactly the scheduled set of matches."""
+
+from __future__ import annotations
+
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import psutil
+import pytest
+
+from harness.league import load_league
+from harness.runner import run_league
+from harness.store import Store
+
+TEST_BOTS = Path(__file__).parent / "bots"
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def league_file(tmp_path: Path, name: str, bots: list[str], deals: int, game: str = "limit",
+                players: int = 3) -> str:
+    path = tmp_path / f"{name}.toml"
+    path.write_text(
+        f'name = "{name}"\ngame = "{game}"\nbots = {bots!r}\nplayers = {players}\n'
+        f"deals = {deals}\nseed = 11\n[limits]\ndecision_ms = 2000\n".replace("'", '"'))
+    return str(path)
+
+
+def stored_ids(db: Path, league: str) -> list[str]:
+    with sqlite3.connect(db) as conn:
+        return [r[0] for r in conn.execute("SELECT id FROM matches WHERE league = ?", [league])]
+
+
+def bot_processes() -> list[psutil.Process]:
+    found = []
+    for proc in psutil.process_iter(["cmdline"]):
+        cmdline = proc.info["cmdline"] or []
+        if any(part in ("bots.random_bot", "bots.heuristic_bot") for part in cmdline):
+            found.append(proc)
+    return found
+
+
+def wait_for(predicate, timeout: float, what: str) -> None:
+    deadline = time.monotonic() + timeout
+    while not predicate():
+        assert time.monotonic() < deadline, f"timed out waiting for {what}"
+        time.sleep(0.2)
+
+
+def test_ray_league_reuses_bot_processes_and_ranks_a_weaker_copy_below(tmp_path):
+    path = league_file(tmp_path, "strength", ["random", "heuristic_half", "heuristic"], deals=40)
+    league = load_league(path, [TEST_BOTS])
+    db = tmp_path / "results.db"
+    store = Store(db)
+    summary = run_league(league, store, workers=2, engine="ray")
+    assert summary.played == league.size() == 120
+    assert summary.faulted == 0
+    # 2 workers x 3 bots, each started once and reused for every match
+    assert summary.process_starts <= 6, summary.process_starts
+    assert summary.process_starts / summary.played < 0.1
+    assert sorted(stored_ids(db, "strength")) == sorted(m.match_id for m in league.schedule())
+    from harness.ratings import rate
+
+    table = rate(list(store.seat_rows("strength")))
+    names = [row.bot.split("@")[0] for row in table]
+    assert names == ["heuristic", "heuristic_half", "random"]
+    assert table[0].elo_low > table[1].elo_high, "intervals of strong and weaker copy overlap"
+    assert table[1].elo_low > table[2].elo_high
+    assert not bot_processes(), "bot processes left after the run"
+
+
+def run_cli(args: list[str], **kwargs) -> subprocess.Popen:
+    env = dict(os.environ, LEAGUE_BOT_PATH=str(TEST_BOTS), PYTHONUNBUFFERED="1")
+    return subprocess.Popen([sys.executable, "-m", "harness.cli", *args], cwd=ROOT, env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, **kwargs)
+
+
+def test_sigkill_mid_run_then_resume_gives_exactly_the_schedule(tmp_path):
+    path = league_file(tmp_path, "killed", ["random", "heuristic"], deals=30)
+    db = tmp_path / "results.db"
+    schedule = sorted(m.match_id for m in load_league(path).schedule())
+    first = run_cli(["run", path, "--db", str(db), "--workers", "2", "-q"])
+    try:
+        wait_for(lambda: db.exists() and len(stored_ids(db, "killed")) >= 20, 120, "20 results")
+    finally:
+        first.send_signal(signal.SIGKILL)
+        first.wait()
+    partial = stored_ids(db, "killed")
+    assert 20 <= len(partial) < len(schedule), "kill landed mid-run"
+    second = run_cli(["run", path, "--db", str(db), "--workers", "2", "-q"])
+    out, err = second.communicate(timeout=300)
+    assert second.returncode == 0, err
+    ids = stored_ids(db, "killed")
+    assert sorted(ids) == schedule, "missing or extra matches"
+    assert len(ids) == len(set(ids))
+    with sqlite3.connect(db) as conn:
+        assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+        seats = conn.execute("SELECT COUNT(*) FROM seats").fetchone()[0]
+        replays = conn.execute("SELECT COUNT(*) FROM replays").fetchone()[0]
+    assert seats == 3 * len(schedule) and replays == len(schedule), "a match was half-written"
+    wait_for(lambda: not bot_processes(), 30, "bot processes of the killed run to exit")
+
+
+def test_ctrl_c_stops_cleanly_and_says_how_to_resume(tmp_path):
+    path = league_file(tmp_path, "interrupted", ["random", "heuristic"], deals=200)
+    db = tmp_path / "results.db"
+    run = run_cli(["run", path, "--db", str(db), "--workers", "2", "-q"])
+    wait_for(lambda: db.exists() and len(stored_ids(db, "interrupted")) >= 8, 120, "8 results")
+    run.send_signal(signal.SIGINT)
+    out, err = run.communicate(timeout=120)
+    assert run.returncode == 130, err
+    assert "resume with: league run" in err
+    stored = len(stored_ids(db, "interrupted"))
+    assert 8 <= stored < 1200
+    with sqlite3.connect(db) as conn:
+        assert conn.execute("SELECT COUNT(*) FROM seats").fetchone()[0] == 3 * stored
+        state = conn.execute("SELECT state FROM runs").fetchone()[0]
+    assert state == "interrupted"
+    wait_for(lambda: not bot_processes(), 30, "bot processes to exit")
