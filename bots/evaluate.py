@@ -49,7 +49,10 @@ class Comparison:
 
 
 def compare(slug: str, num_players: int, hero: Policy, matches: int, seed: int = 0) -> Comparison:
-    """The hero in one seat (rotating) against random policies in the others."""
+    """The hero in one seat (rotating) against random policies in the others.
+    A win is a first place, shared ties split; in team games a first place of
+    the hero's team (with a random partner), split among the winning teams."""
+    units = get_game(slug).INFO.teams(num_players) or [(s,) for s in range(num_players)]
     wins = 0.0
     for match in range(matches):
         hero_seat = match % num_players
@@ -57,8 +60,8 @@ def compare(slug: str, num_players: int, hero: Policy, matches: int, seed: int =
         policies[hero_seat] = hero
         standings = play(slug, policies, seed + match)
         if standings[hero_seat] == 1:
-            wins += 1 / standings.count(1)
-    return Comparison(matches, wins, matches / num_players)
+            wins += 1 / sum(1 for unit in units if standings[unit[0]] == 1)
+    return Comparison(matches, wins, matches / len(units))
 
 
 def main() -> None:
@@ -72,9 +75,10 @@ def main() -> None:
     counts = [args.players] if args.players else list(info.player_counts())
     for n in counts:
         result = compare(args.game, n, load(args.game), args.matches, args.seed)
+        who = "heuristic's team" if info.teams(n) else "heuristic"
         print(
-            f"{args.game} {n}p: heuristic wins {result.win_rate:.1%} of {result.matches} "
-            f"matches (a random seat: {1 / n:.1%})"
+            f"{args.game} {n}p: {who} wins {result.win_rate:.1%} of {result.matches} "
+            f"matches (random play: {result.expected_random / result.matches:.1%})"
         )
 
 

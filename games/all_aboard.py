@@ -93,7 +93,6 @@ from __future__ import annotations
 
 from games.base import Action, Game, GameInfo, Observation, copy_rng
 from games.tennos import (
-    JOKERS,
     SUITS,
     card_name,
     cards_name,
@@ -388,4 +387,4 @@ class AllAboard(Game):
         return f"{who} plays {card_name(action)} and takes a certificate"
 
 
-__all__ = ["AllAboard", "legal_plays", "round_points", "JOKERS"]
+__all__ = ["AllAboard", "legal_plays", "round_points"]

@@ -101,13 +101,24 @@ def sort_hand(cards: list[int]) -> list[int]:
 
 def score_round(score_cards: list[list[int]]) -> list[int]:
     """Points per seat from each seat's score cards."""
-    points = [sum(rank_of(c) for c in cards if rank_of(c) <= 10) for cards in score_cards]
-    for rank in (11, 12, 13):
-        counts = [sum(1 for c in cards if rank_of(c) == rank) for cards in score_cards]
-        most = max(counts)
+    points = []
+    faces = []
+    for cards in score_cards:
+        total = 0
+        face = [0, 0, 0]
+        for c in cards:
+            rank = c % 13 + 1
+            if rank <= 10:
+                total += rank
+            else:
+                face[rank - 11] += 1
+        points.append(total)
+        faces.append(face)
+    for i, rank in enumerate((11, 12, 13)):
+        most = max(face[i] for face in faces)
         if most >= 1:
-            for seat, count in enumerate(counts):
-                if count == most:
+            for seat, face in enumerate(faces):
+                if face[i] == most:
                     points[seat] += rank
     return points
 
@@ -159,7 +170,8 @@ class KingsOrder(Game):
         self.set_aside = cards[n * HAND_SIZE:]
         self.score_cards: list[list[int]] = [[] for _ in range(n)]
         self.discard_pile: list[int] = []
-        self.log: list[list] = []
+        self.log: list[tuple] = []
+        self.round_pts = [0] * n
         self.phase = "play"
         self.pending: dict | None = None
         self.start_player = self.round % n
@@ -180,7 +192,7 @@ class KingsOrder(Game):
         self.pending = None
 
     def _end_round(self) -> None:
-        points = score_round(self.score_cards)
+        points = list(self.round_pts)
         for seat, gained in enumerate(points):
             self.total[seat] += gained
         self.last_round_points = points
@@ -248,10 +260,11 @@ class KingsOrder(Game):
         self.hands[named], handed, end = handover(self.hands[named], rank)
         if handed:
             self.score_cards[seat] = sort_hand(self.score_cards[seat] + handed)
-        self.log.append([
+            self.round_pts = score_round(self.score_cards)
+        self.log.append((
             seat, pending["card"], pending["left"], pending["right"], pending["discard"],
-            list(pending["discarded"]), named, handed, end,
-        ])
+            tuple(pending["discarded"]), named, tuple(handed), end,
+        ))
         if self.events is not None:
             text = f"P{seat} played {card_name(pending['card'])}"
             if pending["discard"]:
@@ -281,7 +294,7 @@ class KingsOrder(Game):
             "hand_sizes": [len(h) for h in self.hands],
             "pending": self._pending_view(),
             "discard_pile": list(self.discard_pile),
-            "log": [list(entry) for entry in self.log],
+            "log": list(self.log),  # tuples: never mutated
             "score_cards": [list(c) for c in self.score_cards],
             "set_aside": len(self.set_aside),
             "round_points": self._round_points(),
@@ -292,12 +305,12 @@ class KingsOrder(Game):
     def _round_points(self) -> list[int]:
         if self.over:
             return [0] * self.num_players
-        return score_round(self.score_cards)
+        return list(self.round_pts)
 
     def scores(self) -> list[float]:
         if self.over:
             return list(self.total)
-        return [t + p for t, p in zip(self.total, score_round(self.score_cards))]
+        return [t + p for t, p in zip(self.total, self.round_pts)]
 
     def clone(self) -> "KingsOrder":
         twin = KingsOrder.__new__(KingsOrder)
@@ -310,7 +323,8 @@ class KingsOrder(Game):
         twin.set_aside = list(self.set_aside)
         twin.score_cards = [list(c) for c in self.score_cards]
         twin.discard_pile = list(self.discard_pile)
-        twin.log = list(self.log)  # entries are never mutated
+        twin.log = list(self.log)  # entries are tuples
+        twin.round_pts = list(self.round_pts)
         if self.pending is not None:
             twin.pending = dict(self.pending)
         return twin

@@ -65,6 +65,10 @@ so far in the current turn, in order; empty between turns), ``passes``
 (passes in a row), ``scores`` (cumulative totals of finished games),
 ``last_game`` (per-seat points of the previous game; zeros before),
 ``game_over`` (bool: the match has ended).
+
+Implementation note: the open cells and the grid view are cached, keyed on
+the identity and size of ``self.grid``; tests building positions assign a
+new dict to ``grid`` (the grid only grows in play, so this is safe).
 """
 
 from __future__ import annotations

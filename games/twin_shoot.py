@@ -56,8 +56,10 @@ Rulings made here (the seed and RULINGS.md are silent)
   see only the outcome (``open_team``); when it is open they see the open
   team's bid cards (and so their predicted tricks) for the rest of the hand.
 * "Reaches 100" means a team total of 100 or more after the hand's scoring.
-* The opening leader's turn comes first in the bidding; a hand always has
-  exactly 10 tricks (12 cards - 2 bid cards).
+* A hand always has exactly 10 tricks (12 cards - 2 bid cards).
+* Player counts: 4 or 6 (``only_counts=(4, 6)``); 5 is refused.
+* ``describe_action`` names a bid card for the log even though the card is
+  secret at the table; observations never show it to other players.
 
 Actions
 -------
@@ -100,9 +102,8 @@ not kept.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 
-from games.base import Action, Game, GameInfo, Observation, PlayerCountError, copy_rng
+from games.base import Action, Game, GameInfo, Observation, copy_rng
 from games.tennos import CLUB, CROSS, DIAMOND, HEART, LEAF, SPADE, card_name, deck
 
 # Suit value for bidding; the same numbers order the suits' strength.
@@ -114,7 +115,6 @@ TRICKS_PER_HAND = 10
 HAND_SIZE = 12
 TARGET = 100
 MAX_HANDS = 40
-PHASES = ("bid", "open", "play", "over")
 
 
 def twin_shoot_teams(num_players: int) -> tuple[tuple[int, ...], ...]:
@@ -222,23 +222,8 @@ def hand_points(
     return points
 
 
-@dataclass(frozen=True)
-class TwinShootInfo(GameInfo):
-    """GameInfo for an even player count only: 4 or 6, never 5."""
-
-    def player_counts(self) -> tuple[int, ...]:  # type: ignore[override]
-        return tuple(n for n in range(self.min_players, self.max_players + 1) if n % 2 == 0)
-
-    def check_players(self, num_players: int) -> None:
-        super().check_players(num_players)
-        if num_players % 2:
-            raise PlayerCountError(
-                f"{self.slug} is played by 4 or 6 players (teams of two), not {num_players}"
-            )
-
-
 class TwinShoot(Game):
-    INFO = TwinShootInfo(
+    INFO = GameInfo(
         slug="twin_shoot",
         title="Twin Shoot",
         min_players=4,
@@ -247,6 +232,7 @@ class TwinShoot(Game):
         max_decisions=5000,
         teams=twin_shoot_teams,
         seed_ref="seed 003 §05",
+        only_counts=(4, 6),
     )
 
     def setup(self) -> None:
@@ -407,9 +393,6 @@ class TwinShoot(Game):
             self._end_trick()
         else:
             self.to_act = self.order[len(self.trick)]
-
-    def _bids_done(self) -> bool:
-        return self.phase != "bid"
 
     def observation(self, player: int) -> Observation:
         n = self.num_players

@@ -123,7 +123,7 @@ def test_handed_cards_become_face_up_score_cards():
         obs = game.observation(seat)
         assert obs["score_cards"][0] == Cs("hK dK")  # public
         assert obs["round_points"][0] == 13
-    assert game.log[-1] == [0, C("sK"), 2, 0, None, [], 1, Cs("hK dK"), "right"]
+    assert game.log[-1] == (0, C("sK"), 2, 0, None, (), 1, tuple(Cs("hK dK")), "right")
     assert game.current_player() == 1
 
 
@@ -133,7 +133,7 @@ def test_a_wrong_guess_hands_over_nothing():
     game.apply(("name", 1))  # a 9, but not at an end
     assert game.hands[1] == Cs("c3 h9 dK")
     assert game.score_cards == [[], [], []]
-    assert game.log[-1][6:] == [1, [], None]
+    assert game.log[-1][6:] == (1, (), None)
     assert game.discard_pile == [C("s9")]
 
 

@@ -47,12 +47,6 @@ def play_position(n, leader, hands, bids, totals=None):
     return game
 
 
-def filler(n, exclude, count):
-    """Distinct cards of the n-player deck not in ``exclude``."""
-    pool = [x for x in deck_for(n) if x not in exclude]
-    return pool[:count]
-
-
 # ---- set-up ------------------------------------------------------------
 
 

@@ -59,7 +59,7 @@ class _Model:
         for seat, cards in enumerate(obs["score_cards"]):
             for c in cards:
                 self.counts[seat][rank_of(c)] += 1
-        self.cache: dict[tuple[int, int], float] = {}
+        self.cache: dict[int, float] = {}
 
     def end_chance(self, seat: int, rank: int) -> tuple[float, float]:
         """(chance that ``seat`` has ``rank`` at an end, expected cards handed)."""
@@ -110,9 +110,9 @@ class _Model:
         return best
 
     def gain(self, rank: int) -> float:
-        if (rank, 0) not in self.cache:
-            self.cache[(rank, 0)] = self.best_target(rank)[0]
-        return self.cache[(rank, 0)]
+        if rank not in self.cache:
+            self.cache[rank] = self.best_target(rank)[0]
+        return self.cache[rank]
 
     def keep_value(self, card: int) -> float:
         return CARD_KEEP + TOOL_SHARE * self.gain(rank_of(card))

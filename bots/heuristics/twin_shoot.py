@@ -19,8 +19,11 @@ import random
 
 from games.twin_shoot import CLOSED, bid_value, deck_for, rank_strength, suit_strength
 
-# Tunable: estimated tricks = BASE + SCALE * sum of lead-win chances.
-BASE = 0.0
+# Estimated tricks = BASE[players] + SCALE * sum of the kept cards' lead-win
+# chances (tuned against random seats: the steering play wins more than the
+# lead chances alone suggest when four play, since random followers often
+# fail to follow and the leader then wins).
+BASE = {4: 2.0, 6: 0.0}
 SCALE = 1.0
 
 
@@ -112,7 +115,7 @@ def _choose_bid(obs: dict, legal: list) -> int:
     total = sum(power.values())
     for a, b in pairs:
         rest = total - sum(power[x] for x in (a, b) if x in power)
-        estimate = BASE + SCALE * rest
+        estimate = BASE.get(n, 1.0) + SCALE * rest
         miss = abs(bid_value([a, b]) - estimate)
         key = (round(miss, 3), sum(power.get(x, 0.0) for x in (a, b)))
         if best is None or key < best[0]:
