@@ -122,6 +122,19 @@ def competition_ranks(keys: Sequence[Any]) -> list[int]:
     return ranks
 
 
+def ranks_by_unit(keys: Sequence[Any], teams: Sequence[Sequence[int]] | None) -> list[int]:
+    """Competition ranks of seats, or of teams (keyed by their first member)
+    handed to every member."""
+    if not teams:
+        return competition_ranks(keys)
+    team_ranks = competition_ranks([keys[team[0]] for team in teams])
+    ranks = [0] * len(keys)
+    for team, rank in zip(teams, team_ranks):
+        for seat in team:
+            ranks[seat] = rank
+    return ranks
+
+
 class Game(ABC):
     """One match of a game in progress."""
 
@@ -199,8 +212,9 @@ class Game(ABC):
         return list(self.scores())
 
     def standings(self) -> list[int]:
-        """Rank per seat, 1 = best; ties share the rank."""
-        return competition_ranks(self.rank_keys())
+        """Rank per seat, 1 = best; ties share the rank. In team games teams
+        are ranked (1st, 2nd, ...) and every member gets the team's rank."""
+        return ranks_by_unit(self.rank_keys(), self.teams())
 
     def teams(self) -> tuple[tuple[int, ...], ...] | None:
         return self.INFO.teams(self.num_players)

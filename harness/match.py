@@ -20,7 +20,8 @@ from typing import Any
 
 import msgpack
 
-from games import Game, competition_ranks, get_game
+from games import Game, get_game
+from games.base import ranks_by_unit
 from harness.botproc import BotClient, BotError, PipeTransport
 from harness.catalog import BotSpec
 
@@ -115,8 +116,8 @@ def ranks_with_faults(
                 losers.update(team)
     if not losers:
         return list(ranks)
-    keys = [(0 if seat in losers else 1, -rank) for seat, rank in enumerate(ranks)]
-    return competition_ranks(keys)
+    keys = [(0, 0) if seat in losers else (1, -rank) for seat, rank in enumerate(ranks)]
+    return ranks_by_unit(keys, teams)
 
 
 class _Seat:

@@ -12,7 +12,7 @@ import msgpack
 import pytest
 
 from games import IllegalActionError, get_game, implemented_games
-from games.base import competition_ranks
+from games.base import ranks_by_unit
 from games.playthrough import (
     golden_cases,
     golden_path,
@@ -80,7 +80,7 @@ def test_random_play_ends_with_valid_results(slug, num_players):
         assert len(scores) == num_players
         standings = game.standings()
         assert sorted(standings)[0] == 1
-        assert standings == competition_ranks(game.rank_keys())
+        assert standings == ranks_by_unit(game.rank_keys(), game.teams())
         teams = game.teams()
         if teams:
             for team in teams:

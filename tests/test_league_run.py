@@ -122,3 +122,30 @@ def test_ctrl_c_stops_cleanly_and_says_how_to_resume(tmp_path):
         state = conn.execute("SELECT state FROM runs").fetchone()[0]
     assert state == "interrupted"
     wait_for(lambda: not bot_processes(), 30, "bot processes to exit")
+
+
+def test_team_league_credits_each_bot_with_its_team_result(tmp_path):
+    """Mixed partnerships: the heuristic sometimes partners the random bot,
+    yet the table ranks it clearly above, with separate intervals."""
+    path = league_file(tmp_path, "teams", ["random", "heuristic"], deals=25,
+                       game="tenos_square", players=4)
+    text = Path(path).read_text().replace("seed = 11", 'seed = 11\npartners = "mixed"')
+    Path(path).write_text(text)
+    league = load_league(path)
+    store = Store(tmp_path / "r.db")
+    summary = run_league(league, store, workers=1, engine="inline")
+    assert summary.played == league.size() and summary.faulted == 0
+    rows = list(store.seat_rows("teams"))
+    by_match: dict[str, list] = {}
+    for row in rows:
+        by_match.setdefault(row["match_id"], []).append(row)
+    for seats in by_match.values():
+        for team in (0, 1):
+            assert len({r["rank"] for r in seats if r["team"] == team}) == 1
+    assert any(len({r["bot"] for r in seats if r["team"] == 0}) == 2 for seats in by_match.values()), \
+        "mixed partnerships were played"
+    from harness.ratings import rate
+
+    table = rate(rows)
+    assert table[0].bot.startswith("heuristic@")
+    assert table[0].elo_low > table[1].elo_high

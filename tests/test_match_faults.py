@@ -87,3 +87,27 @@ def test_same_seed_same_bots_same_match(pool):
     second = run_match("limit", 11, ["random", "heuristic", "random"], pool, LIMITS, "same")
     assert first.replay == second.replay
     assert first.scores == second.scores
+
+
+def test_a_match_at_the_decision_cap_ends_scored_as_it_stands(pool, monkeypatch):
+    import dataclasses
+
+    from games.limit import Limit
+
+    monkeypatch.setattr(Limit, "INFO", dataclasses.replace(Limit.INFO, max_decisions=25))
+    result = run_match("limit", 4, ["random", "heuristic", "random"], pool, LIMITS, "capped")
+    assert result.capped and result.decisions == 25
+    assert len(result.replay["actions"]) == 25
+    game = Limit.new(3, 4)
+    for action in result.replay["actions"]:
+        game.apply(action)
+    assert result.scores == game.scores() and not game.is_terminal()
+
+
+def test_team_fault_ranks_the_whole_team_last():
+    from harness.match import ranks_with_faults
+
+    assert ranks_with_faults([1, 2, 1, 2], {0}, [(0, 2), (1, 3)]) == [2, 1, 2, 1]
+    assert ranks_with_faults([1, 2, 3, 4], {1, 3}, None) == [1, 3, 2, 3]
+    assert ranks_with_faults([1, 1, 3, 3, 5, 5], {4}, [(0, 1), (2, 3), (4, 5)]) == [1, 1, 2, 2, 3, 3]
+    assert ranks_with_faults([2, 1, 3], set(), None) == [2, 1, 3]

@@ -385,12 +385,12 @@ def test_team_scores_and_tie_break_by_last_deal_out():
     game.totals = [50, 30, 10, 30]
     game.went_out = [0, 1]
     assert game.scores() == [60, 60, 60, 60]
-    assert game.standings() == [3, 1, 3, 1]  # seat 1 went out last
+    assert game.standings() == [2, 1, 2, 1]  # seat 1 went out last
     game.went_out = [1, 2]
-    assert game.standings() == [1, 3, 1, 3]
+    assert game.standings() == [1, 2, 1, 2]
     game.totals = [50, 31, 10, 30]
     assert game.scores() == [60, 61, 60, 61]
-    assert game.standings() == [3, 1, 3, 1]  # more points beat the tie-break
+    assert game.standings() == [2, 1, 2, 1]  # more points beat the tie-break
     game.went_out = []
     game.totals = [1, 1, 1, 1]
     assert game.standings() == [1, 1, 1, 1]  # nothing to break the tie yet

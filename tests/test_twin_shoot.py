@@ -413,7 +413,7 @@ def test_end_is_checked_after_the_last_trick_is_scored():
     assert game.last_hand["points"] == (10, 0)
     assert game.team_total == [105, 89]
     assert game.is_terminal()
-    assert game.standings() == [1, 1, 3, 3]
+    assert game.standings() == [1, 1, 2, 2]  # teams are ranked 1st, 2nd
 
 
 def test_forty_hand_cap():
@@ -431,7 +431,7 @@ def test_tied_teams_share_the_rank():
     game = TwinShoot.new(6, 0)
     game.team_total = [40, 70, 70]
     assert game.scores() == [40, 40, 70, 70, 70, 70]
-    assert game.standings() == [5, 5, 1, 1, 1, 1]
+    assert game.standings() == [3, 3, 1, 1, 1, 1]
 
 
 # ---- hidden information ---------------------------------------------------------
