@@ -91,7 +91,7 @@ the starting card first), ``scores`` (per seat, completed rounds),
 
 from __future__ import annotations
 
-from games.base import Action, Game, GameInfo, Observation, copy_rng
+from games.base import Action, Game, GameInfo, Observation
 from games.tennos import (
     SUITS,
     card_name,
@@ -305,10 +305,7 @@ class AllAboard(Game):
         return [t + p for t, p in zip(self.total, self._points_now())]
 
     def clone(self) -> "AllAboard":
-        twin = AllAboard.__new__(AllAboard)
-        twin.__dict__.update(self.__dict__)
-        twin.rng = copy_rng(self.rng)
-        twin.events = None if self.events is None else list(self.events)
+        twin = self._shallow_twin()
         twin.total = list(self.total)
         twin.last_round_points = list(self.last_round_points)
         twin.deck = list(self.deck)

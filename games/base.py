@@ -221,8 +221,18 @@ class Game(ABC):
 
     # ---- copies and hidden information ----------------------------------
     def clone(self) -> "Game":
-        """An independent copy; engines may override with a faster one."""
+        """An independent copy; engines may override with a faster one
+        (start from ``_shallow_twin()`` and copy the mutable fields)."""
         return copy.deepcopy(self)
+
+    def _shallow_twin(self) -> "Game":
+        """A shallow copy with its own rng and event list: the common start of
+        a hand-written ``clone``."""
+        twin = self.__class__.__new__(self.__class__)
+        twin.__dict__.update(self.__dict__)
+        twin.rng = copy_rng(self.rng)
+        twin.events = None if self.events is None else list(self.events)
+        return twin
 
     @abstractmethod
     def redeal(self, player: int, seed: int) -> "Game":

@@ -98,7 +98,7 @@ dobon in the previous round, or None).
 
 from __future__ import annotations
 
-from games.base import Action, Game, GameInfo, Observation, copy_rng
+from games.base import Action, Game, GameInfo, Observation
 
 COLOURS = ("red", "blue", "yellow", "green")
 COLOUR_INDEX = {c: i for i, c in enumerate(COLOURS)}
@@ -382,10 +382,7 @@ class CatInTheBox(Game):
 
     # ---- copies and hidden information ----------------------------------------
     def clone(self) -> "CatInTheBox":
-        twin = CatInTheBox.__new__(CatInTheBox)
-        twin.__dict__.update(self.__dict__)
-        twin.rng = copy_rng(self.rng)
-        twin.events = None if self.events is None else list(self.events)
+        twin = self._shallow_twin()
         twin.total = list(self.total)
         twin.last_round = None if self.last_round is None else list(self.last_round)
         twin.hands = [list(h) for h in self.hands]

@@ -75,7 +75,7 @@ of their first turn: 0, 1, ..., n-1).
 
 from __future__ import annotations
 
-from games.base import Action, Game, GameInfo, Observation, copy_rng
+from games.base import Action, Game, GameInfo, Observation
 from games.tennos import NUM_RANKS, card_name, cards_name, deck, rank_of, suit_of
 
 PASS = "pass"
@@ -232,10 +232,7 @@ class Grazia(Game):
         return [(score, seat) for seat, score in enumerate(self.scores())]
 
     def clone(self) -> "Grazia":
-        twin = Grazia.__new__(Grazia)
-        twin.__dict__.update(self.__dict__)
-        twin.rng = copy_rng(self.rng)
-        twin.events = None if self.events is None else list(self.events)
+        twin = self._shallow_twin()
         twin.hands = [list(h) for h in self.hands]
         twin.piles = [list(p) for p in self.piles]
         twin.field = [list(p) for p in self.field]

@@ -81,7 +81,7 @@ previous round).
 
 from __future__ import annotations
 
-from games.base import Action, Game, GameInfo, Observation, copy_rng
+from games.base import Action, Game, GameInfo, Observation
 from games.tennos import card_name, cards_name, deck, rank_name, rank_of, suit_of
 
 HAND_SIZE = 13
@@ -313,10 +313,7 @@ class KingsOrder(Game):
         return [t + p for t, p in zip(self.total, self.round_pts)]
 
     def clone(self) -> "KingsOrder":
-        twin = KingsOrder.__new__(KingsOrder)
-        twin.__dict__.update(self.__dict__)
-        twin.rng = copy_rng(self.rng)
-        twin.events = None if self.events is None else list(self.events)
+        twin = self._shallow_twin()
         twin.total = list(self.total)
         twin.last_round_points = list(self.last_round_points)
         twin.hands = [list(h) for h in self.hands]

@@ -47,7 +47,7 @@ still in the deck), ``last_round`` (per-seat points of the previous round).
 
 from __future__ import annotations
 
-from games.base import Action, Game, GameInfo, Observation, copy_rng
+from games.base import Action, Game, GameInfo, Observation
 
 # (limit, 1st-place points, 2nd-place points), as listed at the end of seed 000.
 LIMIT_CARDS: tuple[tuple[int, int, int], ...] = (
@@ -223,10 +223,7 @@ class Limit(Game):
         return list(self.total)
 
     def clone(self) -> "Limit":
-        twin = Limit.__new__(Limit)
-        twin.__dict__.update(self.__dict__)
-        twin.rng = copy_rng(self.rng)
-        twin.events = None if self.events is None else list(self.events)
+        twin = self._shallow_twin()
         twin.limit_deck = list(self.limit_deck)
         twin.total = list(self.total)
         twin.last_round_points = list(self.last_round_points)

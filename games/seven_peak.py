@@ -114,7 +114,7 @@ round in progress is the last), ``set_aside`` (number of unseen cards),
 
 from __future__ import annotations
 
-from games.base import Action, Game, GameInfo, Observation, copy_rng
+from games.base import Action, Game, GameInfo, Observation
 
 SUIT_NAMES = ("spade", "diamond", "club", "heart", "joker")
 SUIT_SYMBOLS = ("♠", "♦", "♣", "♥", "joker")
@@ -434,10 +434,7 @@ class SevenPeak(Game):
 
     # ---- copies and hidden information ----------------------------------
     def clone(self) -> "SevenPeak":
-        twin = SevenPeak.__new__(SevenPeak)
-        twin.__dict__.update(self.__dict__)
-        twin.rng = copy_rng(self.rng)
-        twin.events = None if self.events is None else list(self.events)
+        twin = self._shallow_twin()
         twin.area = [list(p) for p in self.area]
         twin.hands = [list(h) for h in self.hands]
         twin.set_aside = list(self.set_aside)

@@ -82,7 +82,7 @@ deck was rebuilt), ``last_round`` (the previous round as
 
 from __future__ import annotations
 
-from games.base import Action, Game, GameInfo, Observation, copy_rng
+from games.base import Action, Game, GameInfo, Observation
 from games.tennos import card_name, cards_name, deck, rank_of, suit_of
 
 STOP = "stop"
@@ -290,10 +290,7 @@ class Target(Game):
         return [len(t) for t in self.targets]
 
     def clone(self) -> "Target":
-        twin = Target.__new__(Target)
-        twin.__dict__.update(self.__dict__)
-        twin.rng = copy_rng(self.rng)
-        twin.events = None if self.events is None else list(self.events)
+        twin = self._shallow_twin()
         twin.hands = [list(h) for h in self.hands]
         twin.deck = list(self.deck)
         twin.discard = list(self.discard)

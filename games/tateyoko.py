@@ -73,7 +73,7 @@ new dict to ``grid`` (the grid only grows in play, so this is safe).
 
 from __future__ import annotations
 
-from games.base import Action, Game, GameInfo, Observation, copy_rng
+from games.base import Action, Game, GameInfo, Observation
 from games.tennos import NUM_RANKS, card_name, deck
 
 PASS = "pass"
@@ -396,10 +396,7 @@ class Tateyoko(Game):
         return list(self.total)
 
     def clone(self) -> "Tateyoko":
-        twin = Tateyoko.__new__(Tateyoko)
-        twin.__dict__.update(self.__dict__)
-        twin.rng = copy_rng(self.rng)
-        twin.events = None if self.events is None else list(self.events)
+        twin = self._shallow_twin()
         twin.total = list(self.total)
         twin.last_game_points = list(self.last_game_points)
         twin.hands = [list(h) for h in self.hands]

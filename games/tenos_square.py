@@ -111,7 +111,7 @@ finished deal).
 
 from __future__ import annotations
 
-from games.base import Action, Game, GameInfo, Observation, copy_rng
+from games.base import Action, Game, GameInfo, Observation
 from games.tennos import card_name, cards_name, deck
 
 CENTRE = "centre"
@@ -424,10 +424,7 @@ class TenosSquare(Game):
 
     # ---- copies and hidden information ----------------------------------
     def clone(self) -> "TenosSquare":
-        twin = TenosSquare.__new__(TenosSquare)
-        twin.__dict__.update(self.__dict__)
-        twin.rng = copy_rng(self.rng)
-        twin.events = None if self.events is None else list(self.events)
+        twin = self._shallow_twin()
         twin.totals = list(self.totals)
         twin.went_out = list(self.went_out)
         twin.deal_points = None if self.deal_points is None else list(self.deal_points)

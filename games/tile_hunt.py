@@ -93,7 +93,7 @@ from __future__ import annotations
 
 from itertools import product
 
-from games.base import Action, Game, GameInfo, Observation, copy_rng, normalize_action
+from games.base import Action, Game, GameInfo, Observation, normalize_action
 
 NUM_DICE = 5
 CHIP_POINTS = 50
@@ -400,10 +400,7 @@ class TileHunt(Game):
         ]
 
     def clone(self) -> "TileHunt":
-        twin = TileHunt.__new__(TileHunt)
-        twin.__dict__.update(self.__dict__)
-        twin.rng = copy_rng(self.rng)
-        twin.events = None if self.events is None else list(self.events)
+        twin = self._shallow_twin()
         twin.face_down = list(self.face_down)
         twin.face_up = list(self.face_up)
         twin.owner = dict(self.owner)

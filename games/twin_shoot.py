@@ -103,7 +103,7 @@ not kept.
 from __future__ import annotations
 
 
-from games.base import Action, Game, GameInfo, Observation, copy_rng
+from games.base import Action, Game, GameInfo, Observation
 from games.tennos import CLUB, CROSS, DIAMOND, HEART, LEAF, SPADE, card_name, deck
 
 # Suit value for bidding; the same numbers order the suits' strength.
@@ -449,10 +449,7 @@ class TwinShoot(Game):
         return [self.team_total[s // 2] for s in range(self.num_players)]
 
     def clone(self) -> "TwinShoot":
-        twin = TwinShoot.__new__(TwinShoot)
-        twin.__dict__.update(self.__dict__)
-        twin.rng = copy_rng(self.rng)
-        twin.events = None if self.events is None else list(self.events)
+        twin = self._shallow_twin()
         twin.team_total = list(self.team_total)
         twin.hands = [list(h) for h in self.hands]
         twin.bid_cards = [list(b) for b in self.bid_cards]

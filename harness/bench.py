@@ -32,7 +32,7 @@ def pipe_ceiling(pairs: int, seconds: float) -> float:
     return tool.run(tool.pingpong, pairs, seconds)
 
 
-def bench_league(league_name: str, workers: int) -> tuple[float, float, float, int]:
+def bench_league(league_name: str, workers: int, per_worker: int) -> tuple[float, float, float, int]:
     """Steady-state matches/s and decisions/s (from the first stored result to
     the last, so Ray's start-up is left out), total seconds, process starts."""
     league = load_league(league_name)
@@ -40,6 +40,7 @@ def bench_league(league_name: str, workers: int) -> tuple[float, float, float, i
     with tempfile.TemporaryDirectory() as tmp:
         db = Path(tmp) / "bench.db"
         summary = run_league(league, Store(db), workers=workers, engine="ray",
+                             concurrency=per_worker,
                              progress=lambda done, total, faulted, t: marks.append((t, done)))
         with sqlite3.connect(db) as conn:
             decisions = conn.execute("SELECT SUM(decisions) FROM matches").fetchone()[0]
@@ -54,17 +55,20 @@ def main() -> None:
     parser.add_argument("--league", default="demo")
     parser.add_argument("--workers", default="1,2")
     parser.add_argument("--seconds", type=float, default=3.0)
+    parser.add_argument("--matches-per-worker", default="1,2")
     args = parser.parse_args()
     mp.set_start_method("fork", force=True)
     one_pair = pipe_ceiling(1, args.seconds)
     two_pairs = pipe_ceiling(2, args.seconds)
     print(f"pipe ceiling: 1 pair {one_pair:,.0f} round trips/s, 2 pairs {two_pairs:,.0f}/s")
+    ceiling = max(one_pair, two_pairs)
     for workers in (int(w) for w in args.workers.split(",")):
-        matches_s, decisions_s, elapsed, starts = bench_league(args.league, workers)
-        ceiling = max(one_pair, two_pairs) if workers > 1 else one_pair
-        print(f"{args.league} on Ray, {workers} worker(s): {matches_s:.1f} matches/s, "
-              f"{decisions_s:,.0f} decisions/s (= {decisions_s / ceiling:.1%} of the pipe "
-              f"ceiling), {elapsed:.1f}s including Ray start, {starts} bot process starts")
+        for per_worker in (int(k) for k in args.matches_per_worker.split(",")):
+            matches_s, decisions_s, elapsed, starts = bench_league(args.league, workers, per_worker)
+            print(f"{args.league} on Ray, {workers} worker(s) x {per_worker} in flight: "
+                  f"{matches_s:.1f} matches/s, {decisions_s:,.0f} decisions/s "
+                  f"(= {decisions_s / ceiling:.1%} of the best pipe ceiling), "
+                  f"{elapsed:.1f}s including Ray start, {starts} bot process starts")
 
 
 if __name__ == "__main__":

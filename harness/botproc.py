@@ -145,7 +145,7 @@ class PipeTransport:
             except StopIteration:
                 pass
             except (msgpack.UnpackException, ValueError) as exc:
-                raise BotBadMessage(f"not valid msgpack: {exc}") from exc
+                raise BotBadMessage(f"not valid msgpack ({type(exc).__name__}{': ' if str(exc) else ''}{exc})") from exc
             remaining = deadline - time.monotonic()
             if remaining <= 0:
                 raise BotTimeout("no answer before the deadline")
@@ -249,7 +249,9 @@ class BotClient:
             raise BotStateError(f"{self.label}: not allowed in state {self.state.value}")
 
     def _fault(self, error: BotError) -> BotError:
+        """Kill the process first, so its last stderr words are all read."""
         self.state = BotState.FAULTED
+        self.transport.close(0.0)
         if not error.stderr_tail:
             error.stderr_tail = self.transport.stderr_tail()
         return error

@@ -153,7 +153,9 @@ class ProgressBar:
 def run(
     league: str = typer.Argument(..., help="League file, or its name in leagues/."),
     db: Path = DbOption,
-    workers: int = typer.Option(2, "--workers", "-w", min=1, help="Parallel match workers."),
+    workers: int = typer.Option(2, "--workers", "-w", min=1, help="Parallel match workers (Ray actors)."),
+    per_worker: int = typer.Option(2, "--matches-per-worker", min=1,
+                                   help="Matches each worker keeps in flight at once."),
     address: Optional[str] = typer.Option(None, help="Existing Ray cluster (default: embedded local Ray)."),
     engine: str = typer.Option("ray", help="ray (default) or inline (no Ray, for debugging)."),
     max_matches: Optional[int] = typer.Option(None, help="Stop after this many new matches."),
@@ -174,7 +176,7 @@ def run(
     bar = None if quiet else ProgressBar()
     try:
         summary = run_league(spec, store, workers=workers, engine=engine, address=address,
-                             progress=bar, max_matches=max_matches)
+                             progress=bar, max_matches=max_matches, concurrency=per_worker)
     finally:
         if bar:
             bar.close()

@@ -12,6 +12,7 @@ scored as it stands, and is marked capped.
 from __future__ import annotations
 
 import random
+import threading
 import time
 from collections import Counter
 from collections.abc import Callable, Sequence
@@ -73,16 +74,27 @@ class BotPool:
         self.limits = limits
         self.idle: dict[str, list[BotClient]] = {}
         self.starts: Counter[str] = Counter()
+        self._lock = threading.Lock()  # matches may run in threads of one worker
+
+    def total_starts(self) -> int:
+        return sum(self.starts.values())
+
+    def _take_idle(self, name: str) -> BotClient | None:
+        with self._lock:
+            idle = self.idle.setdefault(name, [])
+            while idle:
+                client = idle.pop()
+                if client.usable:
+                    return client
+                client.close()
+            self.starts[name] += 1
+            return None
 
     def acquire(self, name: str) -> BotClient:
-        idle = self.idle.setdefault(name, [])
-        while idle:
-            client = idle.pop()
-            if client.usable:
-                return client
-            client.close()
+        client = self._take_idle(name)
+        if client is not None:
+            return client
         spec = self.specs[name]
-        self.starts[name] += 1
         client = BotClient(PipeTransport(spec.argv(), cwd=spec.cwd, env=spec.environment()), name)
         try:
             client.handshake(self.limits.startup_s)
@@ -93,15 +105,17 @@ class BotPool:
 
     def release(self, client: BotClient) -> None:
         if client.usable:
-            self.idle.setdefault(client.label, []).append(client)
+            with self._lock:
+                self.idle.setdefault(client.label, []).append(client)
         else:
             client.close()
 
     def close(self) -> None:
-        for clients in self.idle.values():
-            for client in clients:
-                client.close()
-        self.idle.clear()
+        with self._lock:
+            clients = [c for idle in self.idle.values() for c in idle]
+            self.idle.clear()
+        for client in clients:
+            client.close()
 
 
 def ranks_with_faults(

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import itertools
 import os
+from concurrent.futures import ThreadPoolExecutor
 import signal
 import sys
 import time
@@ -21,7 +22,7 @@ from typing import Any
 
 from harness.catalog import BotSpec
 from harness.league import League, ScheduledMatch
-from harness.match import BotPool, Limits, MatchResult, run_match
+from harness.match import BotPool, Limits, run_match
 from harness.store import Store
 
 BATCH_SIZE = 4
@@ -29,27 +30,37 @@ BATCHES_IN_FLIGHT_PER_WORKER = 2
 
 
 class MatchWorker:
-    """Plays batches of matches with a persistent pool of bot processes."""
+    """Plays batches of matches with a persistent pool of bot processes,
+    ``concurrency`` matches at a time: while one match waits for a bot, the
+    others use the core (a lone ping-pong leaves cores idle between wake-ups)."""
 
-    def __init__(self, specs: dict[str, BotSpec], limits: Limits, game: str) -> None:
+    def __init__(self, specs: dict[str, BotSpec], limits: Limits, game: str,
+                 concurrency: int = 1) -> None:
         self.pool = BotPool(specs, limits)
         self.limits = limits
         self.game = game
         self.matches = 0
+        self.executor = ThreadPoolExecutor(concurrency) if concurrency > 1 else None
+
+    def _play_one(self, item: tuple[str, int, tuple[str, ...], tuple[str, ...]]) -> MatchResult:
+        match_id, seed, names, _ids = item
+        return run_match(self.game, seed, names, self.pool, self.limits, match_id)
 
     def play(self, batch: list[tuple[str, int, tuple[str, ...], tuple[str, ...]]]) -> dict[str, Any]:
         """batch: (match_id, seed, bot names by seat, bot ids by seat)."""
-        results = []
-        for match_id, seed, names, _ids in batch:
-            result = run_match(self.game, seed, names, self.pool, self.limits, match_id)
-            results.append(result)
-            self.matches += 1
-        return {"results": results, "starts": sum(self.pool.starts.values()),
+        if self.executor is None:
+            results = [self._play_one(item) for item in batch]
+        else:
+            results = list(self.executor.map(self._play_one, batch))
+        self.matches += len(results)
+        return {"results": results, "starts": self.pool.total_starts(),
                 "matches": self.matches, "pid": os.getpid()}
 
     def close(self) -> int:
+        if self.executor is not None:
+            self.executor.shutdown(wait=True)
         self.pool.close()
-        return sum(self.pool.starts.values())
+        return self.pool.total_starts()
 
 
 @dataclass
@@ -83,10 +94,10 @@ def _pending(league: League, store: Store, skipped: list[int]) -> Iterator[Sched
         yield from (m for m in chunk if m.match_id not in done)
 
 
-def _batches(pending: Iterator[ScheduledMatch], league: League):
+def _batches(pending: Iterator[ScheduledMatch], league: League, size: int):
     names_of = {league.bot_id(name): name for name in league.bots}
     while True:
-        batch = list(itertools.islice(pending, BATCH_SIZE))
+        batch = list(itertools.islice(pending, size))
         if not batch:
             return
         yield [(m.match_id, m.seed, tuple(names_of[s] for s in m.seats), m.seats) for m in batch], \
@@ -103,13 +114,14 @@ class _Engine:
 
 
 class InlineEngine(_Engine):
-    def __init__(self, league: League) -> None:
+    def __init__(self, league: League, concurrency: int) -> None:
         self.league = league
+        self.concurrency = concurrency
         self.queue: deque = deque()
 
     def start(self, workers: int) -> None:
-        self.workers = [MatchWorker(self.league.specs, self.league.limits, self.league.game)
-                        for _ in range(workers)]
+        self.workers = [MatchWorker(self.league.specs, self.league.limits, self.league.game,
+                                    self.concurrency) for _ in range(workers)]
 
     def submit(self, worker: int, batch: list) -> None:
         self.queue.append((worker, batch))
@@ -126,9 +138,10 @@ class InlineEngine(_Engine):
 
 
 class RayEngine(_Engine):
-    def __init__(self, league: League, address: str | None) -> None:
+    def __init__(self, league: League, address: str | None, concurrency: int) -> None:
         self.league = league
         self.address = address
+        self.concurrency = concurrency
         self.futures: dict[Any, int] = {}
 
     def start(self, workers: int) -> None:
@@ -144,8 +157,8 @@ class RayEngine(_Engine):
         cpus = ray.cluster_resources().get("CPU", 1)
         actor = ray.remote(MatchWorker).options(
             num_cpus=min(1.0, cpus / workers), scheduling_strategy="SPREAD", max_restarts=0)
-        self.workers = [actor.remote(self.league.specs, self.league.limits, self.league.game)
-                        for _ in range(workers)]
+        self.workers = [actor.remote(self.league.specs, self.league.limits, self.league.game,
+                                     self.concurrency) for _ in range(workers)]
 
     def submit(self, worker: int, batch: list) -> None:
         self.futures[self.workers[worker].play.remote(batch)] = worker
@@ -173,7 +186,7 @@ class RayEngine(_Engine):
 
 def run_league(league: League, store: Store, workers: int = 2, engine: str = "ray",
                address: str | None = None, progress: Progress | None = None,
-               max_matches: int | None = None) -> RunSummary:
+               max_matches: int | None = None, concurrency: int = 2) -> RunSummary:
     """Play every scheduled match not yet stored. Ctrl-C (SIGINT) or SIGTERM
     stops cleanly: in-flight batches finish and are stored, bots are closed."""
     started = time.perf_counter()
@@ -187,8 +200,9 @@ def run_league(league: League, store: Store, workers: int = 2, engine: str = "ra
     pending = _pending(league, store, skipped)
     if max_matches is not None:
         pending = itertools.islice(pending, max_matches)
-    batches = _batches(pending, league)
-    runner: _Engine = RayEngine(league, address) if engine == "ray" else InlineEngine(league)
+    batches = _batches(pending, league, max(BATCH_SIZE, 2 * concurrency))
+    runner: _Engine = (RayEngine(league, address, concurrency) if engine == "ray"
+                       else InlineEngine(league, concurrency))
     stop = _StopFlag()
     played = faulted = starts = 0
     state = "finished"

@@ -3,7 +3,6 @@ with the right kind, the match still finishes, and no process is left."""
 
 from __future__ import annotations
 
-import os
 import time
 from pathlib import Path
 

@@ -25,7 +25,7 @@ def test_the_documented_example_bot_plays_without_faults(tmp_path):
     limits = Limits(decision_s=2.0, startup_s=10.0)
     pool = BotPool(specs, limits)
     try:
-        for game, players in (("limit", 3), ("tateyoko", 3)):
+        for game in ("limit", "tateyoko"):
             result = run_match(game, 1, ["first", "random", "random"], pool, limits, f"doc-{game}")
             assert result.faults == [None, None, None]
             assert not result.capped

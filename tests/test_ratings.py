@@ -6,7 +6,6 @@ import random
 
 import choix
 import numpy as np
-import pytest
 
 from harness.ratings import comparisons, fit_bradley_terry, head_to_head, rate
 

@@ -7,6 +7,7 @@ import random
 
 import pytest
 
+from games import IllegalActionError
 from games.tennos import CLUB, CROSS, HEART, LEAF, SPADE, card
 from games.tenos_square import (
     DECK,
@@ -416,7 +417,7 @@ def test_game_ends_after_n_deals(num_players):
     assert len(game.went_out) == num_players
     assert game.current_player() == -1 and game.legal_actions() == []
     assert game.observation(0)["phase"] == "over"
-    with pytest.raises(Exception):
+    with pytest.raises(IllegalActionError):
         game.apply(NO_EXCHANGE)
 
 
