@@ -3,7 +3,8 @@ matches/s and bot decisions/s, and as a ratio to the machine's ceiling for
 bot traffic measured in the same run (msgpack round trips over pipes, as in
 ../shared/tools/pipe_ceiling.py).
 
-    python -m harness.bench [--league demo] [--workers 1,2] [--seconds 3]
+    python -m harness.bench [--league demo] [--workers 1,2] [--matches-per-worker 1,2]
+                            [--deals 60] [--seconds 3]
 """
 
 from __future__ import annotations
@@ -32,10 +33,13 @@ def pipe_ceiling(pairs: int, seconds: float) -> float:
     return tool.run(tool.pingpong, pairs, seconds)
 
 
-def bench_league(league_name: str, workers: int, per_worker: int) -> tuple[float, float, float, int]:
+def bench_league(league_name: str, workers: int, per_worker: int,
+                 deals: int | None) -> tuple[float, float, float, int]:
     """Steady-state matches/s and decisions/s (from the first stored result to
     the last, so Ray's start-up is left out), total seconds, process starts."""
     league = load_league(league_name)
+    if deals:
+        league.deals = deals
     marks: list[tuple[float, int]] = []
     with tempfile.TemporaryDirectory() as tmp:
         db = Path(tmp) / "bench.db"
@@ -56,6 +60,7 @@ def main() -> None:
     parser.add_argument("--workers", default="1,2")
     parser.add_argument("--seconds", type=float, default=3.0)
     parser.add_argument("--matches-per-worker", default="1,2")
+    parser.add_argument("--deals", type=int, default=60, help="override the league's deals")
     args = parser.parse_args()
     mp.set_start_method("fork", force=True)
     one_pair = pipe_ceiling(1, args.seconds)
@@ -64,7 +69,8 @@ def main() -> None:
     ceiling = max(one_pair, two_pairs)
     for workers in (int(w) for w in args.workers.split(",")):
         for per_worker in (int(k) for k in args.matches_per_worker.split(",")):
-            matches_s, decisions_s, elapsed, starts = bench_league(args.league, workers, per_worker)
+            matches_s, decisions_s, elapsed, starts = bench_league(args.league, workers, per_worker,
+                                                                 args.deals)
             print(f"{args.league} on Ray, {workers} worker(s) x {per_worker} in flight: "
                   f"{matches_s:.1f} matches/s, {decisions_s:,.0f} decisions/s "
                   f"(= {decisions_s / ceiling:.1%} of the best pipe ceiling), "

@@ -153,9 +153,11 @@ class ProgressBar:
 def run(
     league: str = typer.Argument(..., help="League file, or its name in leagues/."),
     db: Path = DbOption,
-    workers: int = typer.Option(2, "--workers", "-w", min=1, help="Parallel match workers (Ray actors)."),
-    per_worker: int = typer.Option(2, "--matches-per-worker", min=1,
-                                   help="Matches each worker keeps in flight at once."),
+    workers: Optional[int] = typer.Option(
+        None, "--workers", "-w", min=1,
+        help="Parallel match workers (Ray actors); default: the cluster's CPU count."),
+    per_worker: int = typer.Option(1, "--matches-per-worker", min=1,
+                                   help="Matches each worker keeps in flight at once (threads)."),
     address: Optional[str] = typer.Option(None, help="Existing Ray cluster (default: embedded local Ray)."),
     engine: str = typer.Option("ray", help="ray (default) or inline (no Ray, for debugging)."),
     max_matches: Optional[int] = typer.Option(None, help="Stop after this many new matches."),

@@ -107,7 +107,9 @@ def _batches(pending: Iterator[ScheduledMatch], league: League, size: int):
 class _Engine:
     """How batches reach workers: submit() then next_done()."""
 
-    def start(self, workers: int) -> None: ...
+    def start(self, workers: int | None) -> int:
+        """Start the workers; returns how many."""
+        ...
     def submit(self, worker: int, batch: list) -> Any: ...
     def next_done(self) -> tuple[int, dict[str, Any]]: ...
     def stop(self) -> int: ...
@@ -119,9 +121,10 @@ class InlineEngine(_Engine):
         self.concurrency = concurrency
         self.queue: deque = deque()
 
-    def start(self, workers: int) -> None:
+    def start(self, workers: int | None) -> int:
         self.workers = [MatchWorker(self.league.specs, self.league.limits, self.league.game,
-                                    self.concurrency) for _ in range(workers)]
+                                    self.concurrency) for _ in range(workers or 1)]
+        return len(self.workers)
 
     def submit(self, worker: int, batch: list) -> None:
         self.queue.append((worker, batch))
@@ -144,7 +147,7 @@ class RayEngine(_Engine):
         self.concurrency = concurrency
         self.futures: dict[Any, int] = {}
 
-    def start(self, workers: int) -> None:
+    def start(self, workers: int | None) -> int:
         import ray
 
         if not ray.is_initialized():
@@ -155,10 +158,12 @@ class RayEngine(_Engine):
                          configure_logging=False)
         self.ray = ray
         cpus = ray.cluster_resources().get("CPU", 1)
+        workers = workers or max(1, int(cpus))
         actor = ray.remote(MatchWorker).options(
             num_cpus=min(1.0, cpus / workers), scheduling_strategy="SPREAD", max_restarts=0)
         self.workers = [actor.remote(self.league.specs, self.league.limits, self.league.game,
                                      self.concurrency) for _ in range(workers)]
+        return workers
 
     def submit(self, worker: int, batch: list) -> None:
         self.futures[self.workers[worker].play.remote(batch)] = worker
@@ -184,11 +189,12 @@ class RayEngine(_Engine):
         return starts
 
 
-def run_league(league: League, store: Store, workers: int = 2, engine: str = "ray",
+def run_league(league: League, store: Store, workers: int | None = None, engine: str = "ray",
                address: str | None = None, progress: Progress | None = None,
-               max_matches: int | None = None, concurrency: int = 2) -> RunSummary:
+               max_matches: int | None = None, concurrency: int = 1) -> RunSummary:
     """Play every scheduled match not yet stored. Ctrl-C (SIGINT) or SIGTERM
-    stops cleanly: in-flight batches finish and are stored, bots are closed."""
+    stops cleanly: in-flight batches finish and are stored, bots are closed.
+    ``workers`` defaults to the CPUs of the cluster (Ray) or 1 (inline)."""
     started = time.perf_counter()
     scheduled = league.size()
     store.register_league(league.config(), scheduled)
@@ -209,7 +215,8 @@ def run_league(league: League, store: Store, workers: int = 2, engine: str = "ra
     schedules: dict[str, ScheduledMatch] = {}
     try:
         with stop.catching():
-            runner.start(workers)
+            workers = runner.start(workers)
+            store.heartbeat(run_id, 0, 0, workers)
             for worker in range(workers):
                 for _ in range(BATCHES_IN_FLIGHT_PER_WORKER):
                     if not _submit_next(runner, worker, batches, schedules, stop):
@@ -222,7 +229,7 @@ def run_league(league: League, store: Store, workers: int = 2, engine: str = "ra
                                         scheduled_match.seats, result, run_id):
                         played += 1
                         faulted += any(result.faults)
-                store.heartbeat(run_id, runner.in_flight(), played)
+                store.heartbeat(run_id, len(schedules), played)
                 if progress:
                     progress(skipped[0] + played, scheduled, faulted,
                              time.perf_counter() - started)

@@ -201,9 +201,11 @@ class Store:
             "in_flight": 0, "workers": workers, "done": 0,
         }).last_pk
 
-    def heartbeat(self, run_id: int, in_flight: int, done: int) -> None:
-        self.db["runs"].update(run_id, {"heartbeat_at": time.time(), "in_flight": in_flight,
-                                        "done": done})
+    def heartbeat(self, run_id: int, in_flight: int, done: int, workers: int | None = None) -> None:
+        row = {"heartbeat_at": time.time(), "in_flight": in_flight, "done": done}
+        if workers is not None:
+            row["workers"] = workers
+        self.db["runs"].update(run_id, row)
 
     def finish_run(self, run_id: int, state: str) -> None:
         self.db["runs"].update(run_id, {"finished_at": time.time(), "state": state,

@@ -83,7 +83,7 @@ def test_sigkill_mid_run_then_resume_gives_exactly_the_schedule(tmp_path):
     path = league_file(tmp_path, "killed", ["random", "heuristic"], deals=30)
     db = tmp_path / "results.db"
     schedule = sorted(m.match_id for m in load_league(path).schedule())
-    first = run_cli(["run", path, "--db", str(db), "--workers", "2", "-q"])
+    first = run_cli(["run", path, "--db", str(db), "-q"])
     try:
         wait_for(lambda: db.exists() and len(stored_ids(db, "killed")) >= 20, 120, "20 results")
     finally:
@@ -91,7 +91,7 @@ def test_sigkill_mid_run_then_resume_gives_exactly_the_schedule(tmp_path):
         first.wait()
     partial = stored_ids(db, "killed")
     assert 20 <= len(partial) < len(schedule), "kill landed mid-run"
-    second = run_cli(["run", path, "--db", str(db), "--workers", "2", "-q"])
+    second = run_cli(["run", path, "--db", str(db), "-q"])
     out, err = second.communicate(timeout=300)
     assert second.returncode == 0, err
     ids = stored_ids(db, "killed")
@@ -108,8 +108,12 @@ def test_sigkill_mid_run_then_resume_gives_exactly_the_schedule(tmp_path):
 def test_ctrl_c_stops_cleanly_and_says_how_to_resume(tmp_path):
     path = league_file(tmp_path, "interrupted", ["random", "heuristic"], deals=200)
     db = tmp_path / "results.db"
-    run = run_cli(["run", path, "--db", str(db), "--workers", "2", "-q"])
+    run = run_cli(["run", path, "--db", str(db), "-q"])
     wait_for(lambda: db.exists() and len(stored_ids(db, "interrupted")) >= 8, 120, "8 results")
+    status = run_cli(["status", "--db", str(db)]).communicate(timeout=60)[0]
+    line = next(l for l in status.splitlines() if l.startswith("interrupted"))
+    done, in_flight, remaining = map(int, line.split()[2:5])
+    assert in_flight > 0 and done >= 8 and remaining > 0, line
     run.send_signal(signal.SIGINT)
     out, err = run.communicate(timeout=120)
     assert run.returncode == 130, err
