@@ -73,8 +73,8 @@ def test_ray_league_reuses_bot_processes_and_ranks_a_weaker_copy_below(tmp_path)
     assert not bot_processes(), "bot processes left after the run"
 
 
-def run_cli(args: list[str], **kwargs) -> subprocess.Popen:
-    env = dict(os.environ, LEAGUE_BOT_PATH=str(TEST_BOTS), PYTHONUNBUFFERED="1")
+def run_cli(args: list[str], env_extra: dict[str, str] | None = None, **kwargs) -> subprocess.Popen:
+    env = dict(os.environ, LEAGUE_BOT_PATH=str(TEST_BOTS), PYTHONUNBUFFERED="1", **(env_extra or {}))
     return subprocess.Popen([sys.executable, "-m", "harness.cli", *args], cwd=ROOT, env=env,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, **kwargs)
 
@@ -152,3 +152,31 @@ def test_team_league_credits_each_bot_with_its_team_result(tmp_path):
     table = rate(rows)
     assert table[0].bot.startswith("heuristic@")
     assert table[0].elo_low > table[1].elo_high
+
+
+def test_runs_on_an_existing_ray_cluster_with_address(tmp_path):
+    import socket
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    ray_cli = str(Path(sys.executable).with_name("ray"))
+    # a throwaway local cluster: no token, so the test needs no token file
+    env = dict(os.environ, RAY_AUTH_MODE="disabled")
+    started = subprocess.run(
+        [ray_cli, "start", "--head", f"--port={port}",
+         "--num-cpus=2", "--include-dashboard=false",
+         "--disable-usage-stats"],
+        capture_output=True, text=True, timeout=180, env=env)
+    assert started.returncode == 0, started.stderr
+    try:
+        path = league_file(tmp_path, "cluster", ["random", "heuristic"], deals=4)
+        db = tmp_path / "results.db"
+        run = run_cli(["run", path, "--db", str(db), "--address", f"127.0.0.1:{port}", "-q"],
+                      env_extra={"RAY_AUTH_MODE": "disabled"})
+        out, err = run.communicate(timeout=300)
+        assert run.returncode == 0, err
+        assert "played 24 matches" in err
+        assert len(stored_ids(db, "cluster")) == 24
+    finally:
+        subprocess.run([ray_cli, "stop", "--force"], capture_output=True, timeout=120, env=env)
