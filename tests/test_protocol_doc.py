@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import re
+
+import pytest
 from pathlib import Path
 
 from harness.catalog import load_manifest
@@ -30,5 +32,30 @@ def test_the_documented_example_bot_plays_without_faults(tmp_path):
             assert result.faults == [None, None, None]
             assert not result.capped
         assert pool.starts["first"] == 1, "one process played both matches"
+    finally:
+        pool.close()
+
+
+def test_a_javascript_bot_plays_every_game_through_the_protocol():
+    """Any language: the dependency-free JavaScript example bot plays one
+    match of every game (requires node, present on the project's machines)."""
+    import shutil
+
+    from games import get_game, implemented_games
+    from harness.catalog import discover
+
+    if shutil.which("node") is None:
+        pytest.skip("node is not installed")
+    specs = discover()
+    limits = Limits(decision_s=5.0, startup_s=15.0)
+    pool = BotPool(specs, limits)
+    try:
+        for game in implemented_games():
+            players = get_game(game).INFO.player_counts()[0]
+            bots = ["js_random"] + ["random"] * (players - 1)
+            result = run_match(game, 5, bots, pool, limits, f"js-{game}")
+            assert result.faults[0] is None, (game, result.faults[0])
+            assert not result.capped
+        assert pool.starts["js_random"] == 1, "one node process played every game"
     finally:
         pool.close()
