@@ -192,10 +192,12 @@ def run(
                    f"league run {league} --db {db}", err=True)
         if summary.interrupted:
             raise typer.Exit(130)
-    _save_and_print_table(store, spec.name, db, quiet=True)
+    _save_ratings(store, spec.name)
+    typer.echo(f"ratings saved; see them with: league table {spec.name} --db {db}", err=True)
 
 
-def _save_and_print_table(store, league: str, db: Path, quiet: bool = False):
+def _save_ratings(store, league: str):
+    """Fit the ratings from every stored result and save them."""
     from harness.ratings import rate
 
     rows = rate(list(store.seat_rows(league)))
@@ -221,7 +223,7 @@ def table(
     seat_rows = list(store.seat_rows(name))
     if not seat_rows:
         fail(f"no results for league {name!r} in {db}")
-    rows = _save_and_print_table(store, name, db)
+    rows = _save_ratings(store, name)
     if as_json:
         bots, rates, games = head_to_head(seat_rows)
         payload = {"league": name, "ratings": [r.as_dict() for r in rows]}

@@ -74,6 +74,11 @@ def test_run_table_status_matches_replay(tmp_path):
     db = str(tmp_path / "r.db")
     run = league("run", str(path), "--db", db, "--workers", "1", "--engine", "inline")
     assert "played 6 matches" in run.stderr
+    import sqlite3
+
+    with sqlite3.connect(db) as conn:
+        saved = conn.execute("SELECT bot, games FROM ratings WHERE league = 'cli'").fetchall()
+    assert len(saved) == 3 and all(games == 6 for _, games in saved), "ratings saved after the run"
     table = league("table", "cli", "--db", db, "--matrix").stdout
     assert "heuristic@" in table and "95% interval" in table and "head to head" in table
     data = json.loads(league("table", "cli", "--db", db, "--json").stdout)
