@@ -127,25 +127,38 @@ def bot_dirs(extra: list[Path] | None = None) -> list[Path]:
     return dirs
 
 
-def discover(extra: list[Path] | None = None) -> dict[str, BotSpec]:
-    """Every bot on the bot path, by name. Later directories cannot shadow
-    earlier names: a duplicate name is an error."""
+def discover_all(extra: list[Path] | None = None) -> tuple[dict[str, BotSpec], list[str]]:
+    """Every bot on the bot path by name, and the problems of the manifests
+    that cannot be used (a broken manifest must not hide the other bots).
+    A name used twice is a problem, and the first manifest keeps it."""
     found: dict[str, BotSpec] = {}
+    problems: list[str] = []
     for directory in bot_dirs(extra):
         for path in sorted(Path(directory).glob("*.toml")) + sorted(Path(directory).glob("*/bot.toml")):
-            spec = load_manifest(path)
+            try:
+                spec = load_manifest(path)
+            except ManifestError as exc:
+                problems.append(str(exc))
+                continue
             if spec.name in found and found[spec.name].manifest != spec.manifest:
-                raise ManifestError(
-                    f"bot name {spec.name!r} is used by {found[spec.name].manifest} and {path}")
+                problems.append(f"bot name {spec.name!r} is used by "
+                                f"{found[spec.name].manifest} and {path}; the first is kept")
+                continue
             found[spec.name] = spec
-    return found
+    return found, problems
+
+
+def discover(extra: list[Path] | None = None) -> dict[str, BotSpec]:
+    return discover_all(extra)[0]
 
 
 def resolve(name: str, extra: list[Path] | None = None) -> BotSpec:
     """A bot by name, or by the path of its manifest."""
     if name.endswith(".toml") and Path(name).is_file():
         return load_manifest(Path(name))
-    catalog = discover(extra)
+    catalog, problems = discover_all(extra)
     if name not in catalog:
-        raise UnknownBotError(f"unknown bot {name!r}; known bots: {', '.join(sorted(catalog))}")
+        hint = f"; unusable manifests: {'; '.join(problems)}" if problems else ""
+        raise UnknownBotError(
+            f"unknown bot {name!r}; known bots: {', '.join(sorted(catalog))}{hint}")
     return catalog[name]

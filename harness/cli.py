@@ -10,7 +10,7 @@ from typing import Optional
 import typer
 
 from games import UnknownGameError, get_game, implemented_games
-from harness.catalog import ManifestError, UnknownBotError, discover, resolve
+from harness.catalog import ManifestError, UnknownBotError, discover_all, resolve
 
 app = typer.Typer(add_completion=False, no_args_is_help=True,
                   help="Tournament and bot-competition harness for eleven card and dice games.")
@@ -43,10 +43,9 @@ def games() -> None:
 @app.command()
 def bots(bots_dir: Optional[list[Path]] = BotsOption) -> None:
     """The bots found on the bot path and the games they play."""
-    try:
-        catalog = discover(bots_dir)
-    except ManifestError as exc:
-        fail(str(exc))
+    catalog, problems = discover_all(bots_dir)
+    for problem in problems:
+        typer.secho(f"warning: {problem}", fg=typer.colors.YELLOW, err=True)
     for name, spec in sorted(catalog.items()):
         plays = "all games" if spec.games is None else ", ".join(spec.games)
         typer.echo(f"{name:14} {spec.version_hash()}  {plays}")

@@ -108,3 +108,19 @@ def test_broken_league_file_runs_nothing(tmp_path):
     done = league("run", str(path), "--db", str(db), check=False)
     assert done.returncode == 2 and "field 'players'" in done.stderr
     assert not db.exists()
+
+
+def test_a_broken_manifest_is_reported_and_hides_no_other_bot(tmp_path):
+    (tmp_path / "broken.toml").write_text('name = "broken"\ncommand = "not a list"\n')
+    (tmp_path / "notoml.toml").write_text("name = \n")
+    env = dict(os.environ, LEAGUE_BOT_PATH=str(tmp_path))
+    done = subprocess.run([sys.executable, "-m", "harness.cli", "bots"], cwd=ROOT, env=env,
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0
+    assert "broken.toml: field 'command'" in done.stderr and "notoml.toml" in done.stderr
+    assert "random" in done.stdout and "heuristic" in done.stdout
+    play = subprocess.run([sys.executable, "-m", "harness.cli", "play", "limit", "random",
+                           "random", "broken"], cwd=ROOT, env=env, capture_output=True,
+                          text=True, timeout=60)
+    assert play.returncode == 2 and "unknown bot 'broken'" in play.stderr
+    assert "field 'command'" in play.stderr
