@@ -83,10 +83,10 @@ Observation layout
 ``current_player`` (-1 when over), ``field`` (the field card), ``field_red``
 (bool), ``hand`` (own cards, sorted), ``hand_sizes`` (per seat),
 ``certificates`` (count per seat, this round), ``deck_size``, ``passes``
-(passes in a row), ``turn_plays`` (cards the current player has played this
-turn so far), ``played`` (cards played onto the field this round, in order,
-the starting card first), ``scores`` (per seat, completed rounds),
-``last_round`` (per seat, points of the previous round).
+(passes in a row), ``turn_plays`` (how many cards the current player has
+played this turn so far), ``played`` (cards played onto the field this
+round, in order, the starting card first), ``scores`` (per seat, completed
+rounds), ``last_round`` (per seat, points of the previous round).
 """
 
 from __future__ import annotations

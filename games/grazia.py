@@ -41,6 +41,9 @@ Rulings made here (the seed and RULINGS.md are silent)
   78 + 39 + n turns happen. ``max_decisions`` is only a guard.
 * Standings: score, then the tie-break above, which orders every seat, so
   no two players ever share a rank.
+* The step after each card of a play ("stop" or the next card) is offered
+  whether or not the player holds the next card, so the flow of the game
+  reveals nothing about the hand (see Actions).
 * Redeal keeps the player's own hand; every card the player has not seen
   (the other hands and every draw pile, the player's own included) is
   reshuffled among the same slots. No inference from history is lost:
@@ -53,9 +56,13 @@ A play is split into steps.
 * Start of a turn: ``"pass"`` or a card (int, ``games.tennos`` encoding,
   ``suit * 13 + rank - 1``) from hand: the *lowest* card of the play. Order:
   ``"pass"``, then cards ascending.
-* While a play is open and the player holds the next card of the run (same
-  suit, rank + 1): ``"stop"`` or that card. The step is skipped (the play
-  ends by itself) when the player does not hold the next card.
+* While a play is open: ``"stop"``, then the next card of the run (same
+  suit, rank + 1) if the player holds it. The step is offered even when the
+  player does not hold that card (``"stop"`` is then the only action), so
+  that the others cannot tell from the flow of the game whether the player
+  holds it. It is skipped (the play ends by itself) only when the run
+  cannot go on for a reason everyone sees: after a K, or when the next card
+  lies face up (on the field or out of play).
 
 Observation layout
 ------------------
@@ -102,7 +109,7 @@ class Grazia(Game):
         title="grazia",
         min_players=3,
         max_players=7,
-        rules_version="1",
+        rules_version="2",
         max_decisions=1000,
         seed_ref="seed 003 §09",
     )
@@ -144,11 +151,18 @@ class Grazia(Game):
         if self.to_act < 0:
             return []
         if self.run:
-            return [STOP, self.run[-1] + 1]
+            nxt = self.run[-1] + 1
+            return [STOP, nxt] if nxt in self.hands[self.to_act] else [STOP]
         return [PASS, *self.hands[self.to_act]]
 
-    def _next_in_hand(self, seat: int, c: int) -> bool:
-        return rank_of(c) < NUM_RANKS and (c + 1) in self.hands[seat]
+    def _run_can_go_on(self, c: int) -> bool:
+        """Whether a run ending at ``c`` might go on, judged from public
+        information only (never from the player's hand: that would tell the
+        others whether the player holds the next card)."""
+        if rank_of(c) == NUM_RANKS:
+            return False
+        nxt = c + 1
+        return nxt not in self.field[suit_of(c)] and nxt not in self.out_of_play
 
     def _apply(self, action: Action) -> None:
         seat = self.to_act
@@ -164,7 +178,7 @@ class Grazia(Game):
         self.hands[seat].remove(action)
         self.field[suit_of(action)].append(action)
         self.run.append(action)
-        if not self._next_in_hand(seat, action):
+        if not self._run_can_go_on(action):
             self._finish_play(seat)
 
     def _finish_play(self, seat: int) -> None:

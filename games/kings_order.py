@@ -35,8 +35,10 @@ Rulings made here (the seed and RULINGS.md are silent)
 * Handover: the cards of the played rank at the named player's end form one
   block (the hand is sorted); all of them are handed over. If both ends have
   that rank the whole hand is that rank and all of it is handed over.
-* Score cards are face up (RULINGS.md; the seed's "裏向き" is overruled), so
-  everyone's score cards and the provisional round points are public.
+* Score cards are public: they are handed over face up (seed and
+  RULINGS.md), so everyone has seen them even though the seed then stacks
+  them face down ("裏向き"); everyone's score cards and the provisional round
+  points are in every observation.
 * The turn is always completed (play, discard, name) even if the player's
   own hand became empty; the end of the round is checked when a turn ends.
   At the naming step another player always holds cards (two players held

@@ -27,6 +27,9 @@ Rulings made here (the seed and RULINGS.md are silent)
   "n passes in a row" still closes the phase.
 * After an exact hit, cards after the hitting card are not counted (judging
   stops there, as the seed's "この時点で得点計算に入ります" says).
+* The basket's contents (and so its running sum) are public, and players may
+  go on adding cards after the sum has passed the limit: judging happens
+  only once the phase ends.
 * Standings: by total score; there is no tie-break, tied players share a rank.
 
 Actions
@@ -39,8 +42,10 @@ Observation layout (everything is public but the limit deck's order)
 ``seat``, ``num_players``, ``round`` (0-based), ``rounds``, ``start_player``,
 ``current_player``, ``limit`` ([limit, first, second] of this round),
 ``basket`` (list of [seat, value] in play order), ``hands`` (per seat, sorted
-card values still in hand), ``blocked`` (per seat, the values put in the
-basket last round: in hand but unavailable), ``passes`` (passes in a row),
+card values in hand and available: neither in this round's basket nor
+blocked), ``blocked`` (per seat, the values put in the basket last round:
+they lie out of hand, unavailable, until this round ends; not listed in
+``hands``), ``passes`` (passes in a row),
 ``scores`` (per seat), ``unrevealed_limits`` (sorted limits of the cards
 still in the deck), ``last_round`` (per-seat points of the previous round).
 """

@@ -53,7 +53,8 @@ Rulings made here (the seed and RULINGS.md are silent)
 * The taken card goes into hand with its printed rank and suit. A card put
   into the area during play always goes onto its printed rank's pile (the
   "counts as 1" rule is for setup only).
-* Scored cards leave the game (they are only VP now).
+* Scored cards leave the game (they are only VP now), but which cards each
+  player scored stays public: everyone saw them in the area (``scored``).
 * A hand is checked for emptiness at the end of the turn: putting one's last
   2 cards and taking 1 back leaves 1 card and does not trigger the end.
 * "Play" is offered only when some set can be completed, so no step of a
@@ -107,6 +108,7 @@ else None), ``hand_sizes`` (per seat, chosen-but-unplayed cards included),
 (per seat, the previous set's size, 0 if none), ``area`` (6 sorted card lists,
 pile of rank 1..6), ``counts`` (c[1..6]), ``reach`` (x + c[x] per rank 1..6:
 the highest value rank x can be used as), ``vp`` (area VP per seat),
+``scored`` (per seat, the sorted cards won from the area, one VP each),
 ``scores`` (per seat, total as it stands), ``ending`` (a hand has emptied: the
 round in progress is the last), ``set_aside`` (number of unseen cards),
 ``round`` (0-based round number).
@@ -233,6 +235,7 @@ class SevenPeak(Game):
         self.sets: list[list[tuple[int, tuple[int, ...]]]] = [[] for _ in range(n)]
         self.last_set = [0] * n
         self.vp = [0] * n
+        self.scored: list[list[int]] = [[] for _ in range(n)]
         self.start_player = 0
         self.to_act = 0
         self.round = 0
@@ -277,6 +280,7 @@ class SevenPeak(Game):
             pile = self.area[x - 1]
             if pile and x + len(pile) >= PEAK:
                 self.vp[seat] += len(pile)
+                self.scored[seat] = sorted(self.scored[seat] + pile)
                 self.narrate(
                     f"seat {seat} scores the {x}s pile ({cards_name(pile)}): "
                     f"+{len(pile)} VP"
@@ -421,6 +425,7 @@ class SevenPeak(Game):
             "counts": counts,
             "reach": [x + c for x, c in enumerate(counts, 1)],
             "vp": list(self.vp),
+            "scored": [list(c) for c in self.scored],
             "scores": self.scores(),
             "ending": self.ending,
             "set_aside": len(self.set_aside),
@@ -442,6 +447,7 @@ class SevenPeak(Game):
         twin.sets = [list(s) for s in self.sets]
         twin.last_set = list(self.last_set)
         twin.vp = list(self.vp)
+        twin.scored = [list(c) for c in self.scored]
         twin.pending_cards = list(self.pending_cards)
         return twin
 

@@ -73,9 +73,11 @@ Rulings made here (the seed and RULINGS.md are silent)
 
 Redeal: every card the player has not seen (the deck, every face-down row
 card including their own, other players' hands, other players' secret
-centre cards before the reveal) is reshuffled among the same slots. Hand
-sizes and everything face up (the card being played included) stay. Nothing
-a player sees can become hidden again, so nothing else has to be kept.
+centre cards before the reveal) is reshuffled among the same slots; after
+the reveal, which of the other players put which centre card is reassigned
+at random (the player knows only their own). Hand sizes and everything face
+up (the card being played included) stay. Nothing a player sees can become
+hidden again, so nothing else has to be kept.
 
 Actions
 -------
@@ -469,6 +471,14 @@ class TenosSquare(Game):
             if not revealed and state.secret[seat] is not None:
                 state.secret[seat] = pool.pop()
         assert not pool
+        if revealed:
+            # The centre cards are public, but not who put which: hand the
+            # other players' secret cards out again among those players.
+            others = [s for s in range(n) if s != player and state.secret[s] is not None]
+            secrets = [state.secret[s] for s in others]
+            state.rng.shuffle(secrets)
+            for seat, secret in zip(others, secrets):
+                state.secret[seat] = secret
         return state
 
     # ---- people --------------------------------------------------------

@@ -53,8 +53,13 @@ Rulings made here (the seed and RULINGS.md are silent)
   the first member answers no, the bid is closed and the second member is
   not asked (their answer could not change anything).
 * Both answers are seen by both members of the asked team. The other teams
-  see only the outcome (``open_team``); when it is open they see the open
-  team's bid cards (and so their predicted tricks) for the rest of the hand.
+  see only the outcome (``open_team``) and, since the seat to act is public,
+  whether the second member was asked (i.e. the first said yes); when it is
+  open they see the open team's bid cards (and so their predicted tricks) for
+  the rest of the hand.
+* Won tricks lie face down (seed), but every card played is seen when it is
+  played, so the completed tricks of the hand stay in every observation
+  (``tricks_played``): players may remember them.
 * "Reaches 100" means a team total of 100 or more after the hand's scoring.
 * A hand always has exactly 10 tricks (12 cards - 2 bid cards).
 * Player counts: 4 or 6 (``only_counts=(4, 6)``); 5 is refused.

@@ -186,6 +186,19 @@ def test_redealt_states_play_to_the_end(slug, num_players):
         assert dealt.is_terminal()
 
 
+@pytest.mark.parametrize("slug,num_players", GAME_COUNTS)
+def test_states_redealt_for_any_seat_accept_every_legal_action(slug, num_players):
+    """A search bot redeals for its own seat while another seat is mid-move:
+    every action the redealt state offers must apply."""
+    for state in sample_states(slug, num_players, seed=8, every=7):
+        if state.is_terminal():
+            continue
+        for player in range(num_players):
+            dealt = state.redeal(player, 17 + player)
+            for action in dealt.legal_actions()[:40]:
+                dealt.clone().apply(action)
+
+
 GOLDEN = [
     pytest.param(slug, n, seed, id=f"{slug}-{n}p-seed{seed}")
     for slug in implemented_games()

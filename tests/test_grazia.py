@@ -9,9 +9,9 @@ import pytest
 from bots.heuristics.grazia import choose
 from games import IllegalActionError, get_game
 from games.grazia import PASS, STOP, Grazia, deal_sizes
-from games.tennos import CLUB, DIAMOND, HEART, LEAF, SPADE, card
+from games.tennos import CLUB, CROSS, DIAMOND, HEART, LEAF, SPADE, card
 
-S, H, D, C, L = SPADE, HEART, DIAMOND, CLUB, LEAF
+S, H, D, C, L, X = SPADE, HEART, DIAMOND, CLUB, LEAF, CROSS
 
 
 def blank(num_players: int = 4) -> Grazia:
@@ -22,6 +22,15 @@ def blank(num_players: int = 4) -> Grazia:
     game.field = [[] for _ in range(6)]
     game.out_of_play = []
     return game
+
+
+def play(game: Grazia, *cards: int) -> None:
+    """Play these cards as one run, then stop if the play is still open."""
+    seat = game.current_player()
+    for c in cards:
+        game.apply(c)
+    if game.current_player() == seat and game.legal_actions()[0] == STOP:
+        game.apply(STOP)
 
 
 def example_position() -> Grazia:
@@ -80,7 +89,9 @@ def test_example_offers_every_card_and_pass():
 
 def test_example_heart_6_is_free_and_then_a_card_is_drawn():
     game = example_position()
-    game.apply(card(H, 6))  # ♥7 not held: the play ends by itself
+    game.apply(card(H, 6))
+    assert game.legal_actions() == [STOP]  # ♥7 not held: "stop" is the only step
+    game.apply(STOP)
     assert game.penalties[0] == 0
     assert game.field[H][-1] == card(H, 6)
     assert card(L, 10) in game.hands[0] and game.piles[0] == [card(L, 9)]
@@ -95,7 +106,8 @@ def test_example_diamond_ace_starts_an_empty_pile_free():
 
 def test_example_club_jack_starts_an_empty_pile_free():
     game = example_position()
-    game.apply(card(C, 11))  # ♣Q not held, so no extension step
+    game.apply(card(C, 11))
+    game.apply(STOP)  # ♣Q not held: "stop" is the only choice
     assert game.penalties[0] == 0 and game.field[C] == [card(C, 11)]
     assert game.current_player() == 1
 
@@ -107,7 +119,9 @@ def test_example_spade_4_5_6_together_costs_one_penalty():
     assert game.legal_actions() == [STOP, card(S, 5)]
     game.apply(card(S, 5))
     assert game.legal_actions() == [STOP, card(S, 6)]
-    game.apply(card(S, 6))  # ♠7 not held: the play ends
+    game.apply(card(S, 6))
+    assert game.legal_actions() == [STOP]  # ♠7 not held
+    game.apply(STOP)
     assert game.field[S] == [card(S, 1), card(S, 4), card(S, 5), card(S, 6)]
     assert game.penalties[0] == 1
     # 7 cards left + 1 drawn in hand, 1 in the pile, one penalty
@@ -140,9 +154,9 @@ def test_top_plus_one_is_free_and_a_gap_costs_two():
     game.hands[0] = [card(S, 6)]
     game.hands[1] = [card(S, 9)]
     game.hands[2] = [card(S, 10)]
-    game.apply(card(S, 6))
-    game.apply(card(S, 9))
-    game.apply(card(S, 10))
+    play(game, card(S, 6))
+    play(game, card(S, 9))
+    play(game, card(S, 10))
     assert game.penalties == [0, 1, 0]
     assert game.scores() == [0, -2, 0]
 
@@ -151,7 +165,7 @@ def test_a_card_below_the_top_costs_two():
     game = blank(3)
     game.field[H] = [card(H, 8)]
     game.hands[0] = [card(H, 2)]
-    game.apply(card(H, 2))
+    play(game, card(H, 2))
     assert game.penalties[0] == 1 and game.field[H][-1] == card(H, 2)
 
 
@@ -159,8 +173,7 @@ def test_penalty_is_charged_once_per_play_and_the_highest_card_becomes_top():
     game = blank(3)
     game.field[D] = [card(D, 2)]
     game.hands[0] = [card(D, 7), card(D, 8), card(D, 9), card(D, 10)]
-    for rank in (7, 8, 9, 10):
-        game.apply(card(D, rank))
+    play(game, *(card(D, rank) for rank in (7, 8, 9, 10)))
     assert game.penalties[0] == 1
     assert game.observation(1)["tops"][D] == card(D, 10)
 
@@ -188,14 +201,18 @@ def test_anything_on_a_king_costs_a_penalty():
     game = blank(3)
     game.field[L] = [card(L, 13)]
     game.hands[0] = [card(L, 1)]
-    game.apply(card(L, 1))
+    play(game, card(L, 1))
     assert game.penalties[0] == 1
 
 
 def test_runs_are_one_suit_only():
     game = blank(3)
     game.hands[0] = [card(S, 5), card(H, 6)]
-    game.apply(card(S, 5))  # ♥6 does not continue a spade run
+    game.apply(card(S, 5))
+    assert game.legal_actions() == [STOP]  # ♥6 does not continue a spade run
+    with pytest.raises(IllegalActionError):
+        game.apply(card(H, 6))
+    game.apply(STOP)
     assert game.current_player() == 1
 
 
@@ -217,6 +234,57 @@ def test_empty_hand_can_only_pass():
     assert game.hands[0] == [card(S, 1)] and not game.end_triggered
 
 
+# ---- the extension step reveals nothing ---------------------------------------------
+def _open_spade_4(holds_next: bool) -> Grazia:
+    game = blank(3)
+    game.hands[0] = [card(S, 4), card(S, 5) if holds_next else card(H, 9), card(C, 2)]
+    game.hands[1] = [card(D, 3), card(D, 7)]
+    game.hands[2] = [card(L, 3), card(L, 7)]
+    game.piles = [[card(X, 1)], [card(X, 2)], [card(X, 3)]]
+    game.apply(card(S, 4))
+    return game
+
+
+def test_the_extension_step_does_not_tell_others_whether_the_next_card_is_held():
+    holding, lacking = _open_spade_4(True), _open_spade_4(False)
+    assert holding.legal_actions() == [STOP, card(S, 5)]
+    assert lacking.legal_actions() == [STOP]
+    for seat in (1, 2):
+        assert holding.observation(seat) == lacking.observation(seat)
+    for game in (holding, lacking):
+        game.apply(STOP)
+        assert game.current_player() == 1
+    for seat in (1, 2):
+        assert holding.observation(seat) == lacking.observation(seat)
+
+
+def test_redeal_for_another_seat_during_an_open_play_stays_playable():
+    game = _open_spade_4(True)
+    for seed in range(30):
+        dealt = game.redeal(1, seed)
+        assert dealt.observation(1) == game.observation(1)
+        assert dealt.current_player() == 0
+        for action in dealt.legal_actions():
+            twin = dealt.clone()
+            twin.apply(action)  # every offered action is really playable
+        picker = random.Random(seed)
+        while not dealt.is_terminal():
+            dealt.apply(picker.choice(dealt.legal_actions()))
+
+
+def test_the_play_ends_by_itself_when_the_next_card_is_face_up():
+    game = blank(3)
+    game.field[S] = [card(S, 6), card(S, 2)]  # ♠6 lies on the field
+    game.out_of_play = [card(H, 9)]
+    game.hands[0] = [card(S, 4), card(S, 5)]
+    game.hands[1] = [card(H, 8)]
+    game.apply(card(S, 4))
+    game.apply(card(S, 5))
+    assert game.current_player() == 1  # ♠6 cannot be in any hand
+    game.apply(card(H, 8))
+    assert game.current_player() == 2  # ♥9 is out of play
+
+
 # ---- end trigger --------------------------------------------------------------------
 def test_pass_with_empty_pile_gives_everyone_else_one_more_turn():
     game = blank(4)
@@ -228,12 +296,12 @@ def test_pass_with_empty_pile_gives_everyone_else_one_more_turn():
     assert game.end_triggered and game.trigger_seat == 1
     assert game.final_turns_left == 3
     assert game.current_player() == 2
-    game.apply(card(2, 5))  # seat 2 plays and still draws from its pile
+    play(game, card(2, 5))  # seat 2 plays and still draws from its pile
     assert card(LEAF, 1) in game.hands[2]
     assert game.current_player() == 3
     game.apply(PASS)  # seat 3 passes with an empty pile too: nothing new
     assert game.trigger_seat == 1 and game.current_player() == 0
-    game.apply(card(0, 9))
+    play(game, card(0, 9))
     assert game.is_terminal() and game.current_player() == -1
     assert game.legal_actions() == []
     # seat 1 (the trigger) got no further turn
@@ -252,7 +320,7 @@ def test_pass_with_cards_in_pile_does_not_trigger():
 def test_playing_with_an_empty_pile_does_not_trigger():
     game = blank(3)
     game.hands[0] = [card(S, 3)]
-    game.apply(card(S, 3))
+    play(game, card(S, 3))
     assert not game.end_triggered
     assert game.current_player() == 1
 

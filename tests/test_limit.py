@@ -83,3 +83,20 @@ def test_phase_ends_after_n_passes_in_a_row_and_pass_is_not_final():
     for _ in range(3):
         game.apply(PASS)
     assert game.round == 1
+
+
+def test_observation_hands_list_only_available_cards_and_blocked_apart():
+    """The layout the docstring describes: last round's cards are in
+    ``blocked`` and not in ``hands``; they return when the round ends."""
+    game = Limit.new(3, 4)
+    first = game.current_player()
+    game.apply(7)
+    while game.round == 0:
+        game.apply(PASS)
+    obs = game.observation((first + 1) % 3)
+    assert obs["blocked"][first] == [7]
+    assert 7 not in obs["hands"][first] and len(obs["hands"][first]) == 8
+    while game.round == 1:
+        game.apply(PASS)
+    obs = game.observation(first)
+    assert obs["blocked"][first] == [] and obs["hands"][first] == list(range(1, 10))

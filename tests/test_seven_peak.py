@@ -438,3 +438,52 @@ def test_observation_layout():
     assert obs["reach"] == [x + c for x, c in enumerate(obs["counts"], 1)]
     assert obs["set_aside"] == 78 - 5 - 48
     assert obs["scores"] == [0, 0, 0, 0] and obs["last_set"] == [0, 0, 0, 0]
+
+
+def test_scored_cards_stay_public():
+    """Cards won at a peak were face up in the area: everyone saw them go, so
+    every observation lists them (per seat), like discards."""
+    game = fresh()
+    game.area = empty_area()
+    game.area[4] = [k(H, 5)]
+    game.area[1] = [k(C, 2)]
+    game.hands[0] = [k(S, 5), k(D, 5), k(C, 1)]
+    game.known[0] = []
+    assert game.observation(1)["scored"] == [[], [], []]
+    game.apply("pass")
+    game.apply(("put", k(S, 5)))
+    game.apply(("put", k(D, 5)))
+    game.apply(("take", 2, k(C, 2)))
+    for seat in range(3):
+        assert game.observation(seat)["scored"] == [sorted([k(S, 5), k(D, 5), k(H, 5)]), [], []]
+    assert game.clone().observation(2)["scored"][0] == sorted([k(S, 5), k(D, 5), k(H, 5)])
+
+
+@pytest.mark.parametrize("n", [3, 5])
+def test_every_seen_card_is_in_the_observation(n):
+    """Own hand, area, sets, known cards and scored cards account for every
+    card a player has seen; the rest are exactly the hidden ones."""
+    for seed in range(6):
+        game = fresh(n, seed)
+        rng = random.Random(seed + 7)
+        while not game.is_terminal():
+            game.apply(rng.choice(game.legal_actions()))
+            for player in range(n):
+                obs = game.observation(player)
+                seen = Counter(obs["hand"])
+                if obs["selecting"]:
+                    seen.update(obs["selecting"]["cards"])
+                for pile in obs["area"]:
+                    seen.update(pile)
+                for seat in range(n):
+                    for _, cards in obs["sets"][seat]:
+                        seen.update(cards)
+                    seen.update(obs["scored"][seat])
+                    if seat != player:
+                        seen.update(obs["known"][seat])
+                assert not seen - Counter(DECK)
+                hidden = sum(
+                    obs["hand_sizes"][s] - len(obs["known"][s]) for s in range(n) if s != player
+                ) + obs["set_aside"]
+                assert sum(seen.values()) + hidden == 78
+                assert [len(s) for s in obs["scored"]] == obs["vp"]

@@ -476,3 +476,20 @@ def test_describe_action_uses_card_names():
     game.apply(game.legal_actions()[0])
     assert "partner" in game.describe_action(("place", 3))
     assert "again" in game.describe_action(("place", 4))
+
+
+def test_redeal_reassigns_who_put_which_centre_card_after_the_reveal():
+    """Regression: after the reveal nobody knows who put which centre card, so
+    a redeal must not keep the true owners of the other players' cards."""
+    game = to_turn(TenosSquare.new(4, 53))
+    viewer = 0
+    others = [s for s in range(4) if s != viewer]
+    true = [game.secret[s] for s in others]
+    assignments = set()
+    for redeal_seed in range(12):
+        dealt = game.redeal(viewer, redeal_seed)
+        assert dealt.observation(viewer) == game.observation(viewer)
+        assert dealt.secret[viewer] == game.secret[viewer]
+        assert sorted(dealt.secret[s] for s in others) == sorted(true)
+        assignments.add(tuple(dealt.secret[s] for s in others))
+    assert len(assignments) > 1

@@ -40,7 +40,9 @@ def play_value(card: int, hand: set[int], tops: list[int]) -> float:
 
 def choose(obs: dict, legal: list, rng: random.Random) -> int:
     if legal[0] == STOP:
-        return 1  # extending a started play never costs anything more
+        # extending a started play never costs anything more; ["stop"] alone
+        # when the next card is not held
+        return len(legal) - 1
     hand = set(obs["hand"])
     tops = obs["tops"]
     best_index, best_value = 0, 0.5  # pass unless a play gains something
