@@ -143,13 +143,21 @@ def rate(seat_rows: list[dict[str, Any]], samples: int = BOOTSTRAP_SAMPLES,
 
 
 def _seat_stats(seat_rows: list[dict[str, Any]]) -> dict[str, tuple[int, float, float, int]]:
-    totals: dict[str, list[float]] = defaultdict(lambda: [0, 0.0, 0.0, 0])
+    """Games, average score, average rank and faults per bot, counting one
+    entry per (match, team, bot): partners that are copies play one game,
+    which is faulted if either copy faulted."""
+    units: dict[tuple[str, int, str], list[Any]] = {}
     for row in seat_rows:
-        entry = totals[row["bot"]]
+        unit = units.setdefault((row["match_id"], row["team"], row["bot"]),
+                                [row["score"], row["rank"], False])
+        unit[2] = unit[2] or bool(row["fault_kind"])
+    totals: dict[str, list[float]] = defaultdict(lambda: [0, 0.0, 0.0, 0])
+    for (_, _, bot), (score, rank, faulted) in units.items():
+        entry = totals[bot]
         entry[0] += 1
-        entry[1] += row["score"]
-        entry[2] += row["rank"]
-        entry[3] += 1 if row["fault_kind"] else 0
+        entry[1] += score
+        entry[2] += rank
+        entry[3] += int(faulted)
     return {bot: (int(g), s / g, r / g, int(f)) for bot, (g, s, r, f) in totals.items()}
 
 

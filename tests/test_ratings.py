@@ -85,6 +85,7 @@ def test_team_results_credit_each_member_once():
     assert len(data.winner) == 60, "one comparison per match between the two teams"
     table = rate(rows)
     assert table[0].bot == "strong" and table[0].elo_low > table[1].elo_high
+    assert sum(row.games for row in table) == 2 * 60, "a team of copies plays one game a match"
 
 
 def test_mixed_partners_are_compared_across_teams_only():
