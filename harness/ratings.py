@@ -8,9 +8,16 @@ credited with its team's result. The strengths maximise
 
     sum_ij W_ij log sigmoid(theta_i - theta_j)  -  alpha/2 * |theta|^2
 
-(a small L2 prior keeps them finite when a bot never loses), solved by
-Newton's method, then shown on the Elo scale (400/ln 10 per unit, mean 1500).
-95% intervals come from a bootstrap over whole matches with a fixed seed.
+solved by Newton's method, then shown on the Elo scale (400/ln 10 per unit,
+mean 1500). As in BayesElo, every pair of bots that met gets one virtual draw
+(half a win each way), and a tiny L2 prior anchors the scale, so a bot that
+never loses still gets a finite rating.
+
+95% intervals: the wider of a bootstrap over whole matches (fixed seed) and
+the normal approximation from the fit's curvature. The bootstrap alone
+collapses to a point when one bot wins every comparison: every resample is
+the same.
+
 Results are sorted by match ID first, so the table never depends on the
 order in which matches finished.
 """
@@ -29,6 +36,7 @@ ELO_PER_UNIT = 400 / math.log(10)
 ELO_MEAN = 1500.0
 PRIOR_ALPHA = 0.01
 BOOTSTRAP_SAMPLES = 200
+VIRTUAL_DRAWS = 1.0
 
 
 @dataclass
@@ -84,22 +92,41 @@ def comparisons(seat_rows: Iterable[dict[str, Any]]) -> Comparisons:
                        np.array(weight, dtype=float))
 
 
+def _hessian(wins: np.ndarray, theta: np.ndarray, alpha: float) -> tuple[np.ndarray, np.ndarray]:
+    """Gradient and Hessian of the penalised log-likelihood at theta."""
+    n = wins.shape[0]
+    p = 1 / (1 + np.exp(-(theta[:, None] - theta[None, :])))  # P(i beats j)
+    gradient = (wins * (1 - p)).sum(1) - (wins.T * p).sum(1) - alpha * theta
+    curvature = (wins + wins.T) * p * (1 - p)
+    return gradient, curvature - np.diag(curvature.sum(1)) - alpha * np.eye(n)
+
+
 def fit_bradley_terry(wins: np.ndarray, alpha: float = PRIOR_ALPHA,
                       tol: float = 1e-10, max_iter: int = 100) -> np.ndarray:
     """MAP log-strengths for a wins matrix (wins[i, j] = i beat j)."""
-    n = wins.shape[0]
-    theta = np.zeros(n)
-    games = wins + wins.T
+    theta = np.zeros(wins.shape[0])
     for _ in range(max_iter):
-        p = 1 / (1 + np.exp(-(theta[:, None] - theta[None, :])))  # P(i beats j)
-        gradient = (wins * (1 - p)).sum(1) - (wins.T * p).sum(1) - alpha * theta
-        curvature = games * p * (1 - p)
-        hessian = curvature - np.diag(curvature.sum(1)) - alpha * np.eye(n)
+        gradient, hessian = _hessian(wins, theta, alpha)
         step = np.linalg.solve(hessian, gradient)
         theta -= step
         if np.max(np.abs(step)) < tol:
             break
     return theta
+
+
+def with_virtual_draws(wins: np.ndarray, draws: float = VIRTUAL_DRAWS) -> np.ndarray:
+    """Add ``draws`` virtual draws between every pair of bots that met."""
+    met = (wins + wins.T) > 0
+    return wins + met * (draws / 2)
+
+
+def elo_standard_errors(wins: np.ndarray, theta: np.ndarray, alpha: float = PRIOR_ALPHA) -> np.ndarray:
+    """Standard errors of the Elo ratings (relative to their mean) from the
+    curvature of the fit: the Laplace approximation."""
+    n = len(theta)
+    covariance = np.linalg.inv(-_hessian(wins, theta, alpha)[1])
+    centre = np.eye(n) - 1 / n
+    return ELO_PER_UNIT * np.sqrt(np.clip(np.diag(centre @ covariance @ centre.T), 0, None))
 
 
 def to_elo(theta: np.ndarray) -> np.ndarray:
@@ -128,14 +155,19 @@ def rate(seat_rows: list[dict[str, Any]], samples: int = BOOTSTRAP_SAMPLES,
     data = comparisons(seat_rows)
     if not data.bots:
         return []
-    elo = to_elo(fit_bradley_terry(data.wins_matrix()))
+    wins = with_virtual_draws(data.wins_matrix())
+    theta = fit_bradley_terry(wins)
+    elo = to_elo(theta)
     rng = np.random.default_rng(seed)
     draws = np.empty((samples, len(data.bots)))
     for s in range(samples):
         counts = rng.multinomial(len(data.match_ids), np.full(len(data.match_ids),
                                                               1 / len(data.match_ids)))
-        draws[s] = to_elo(fit_bradley_terry(data.wins_matrix(counts.astype(float))))
+        resampled = with_virtual_draws(data.wins_matrix(counts.astype(float)))
+        draws[s] = to_elo(fit_bradley_terry(resampled))
     low, high = np.percentile(draws, [2.5, 97.5], axis=0)
+    spread = 1.96 * elo_standard_errors(wins, theta)
+    low, high = np.minimum(low, elo - spread), np.maximum(high, elo + spread)
     stats = _seat_stats(seat_rows)
     rows = [RatingRow(bot, float(elo[i]), float(low[i]), float(high[i]), *stats[bot])
             for i, bot in enumerate(data.bots)]

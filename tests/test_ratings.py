@@ -99,5 +99,14 @@ def test_mixed_partners_are_compared_across_teams_only():
     assert pairs == sorted([(a, b), (a, d), (c, b), (c, d)])
 
 
+def test_a_bot_that_never_loses_gets_a_finite_rating_and_a_real_interval():
+    rows = synthetic_matches({"strong": 50.0, "weak": -50.0}, 100, 2, seed=5)
+    table = rate(rows)
+    strong, weak = table
+    assert strong.bot == "strong" and np.isfinite(strong.elo)
+    assert strong.elo_high - strong.elo_low > 50, "unanimous results still leave uncertainty"
+    assert strong.elo_low > weak.elo_high
+
+
 def test_empty_results_give_an_empty_table():
     assert rate([]) == []
