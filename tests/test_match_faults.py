@@ -110,3 +110,19 @@ def test_team_fault_ranks_the_whole_team_last():
     assert ranks_with_faults([1, 2, 3, 4], {1, 3}, None) == [1, 3, 2, 3]
     assert ranks_with_faults([1, 1, 3, 3, 5, 5], {4}, [(0, 1), (2, 3), (4, 5)]) == [1, 1, 2, 2, 3, 3]
     assert ranks_with_faults([2, 1, 3], set(), None) == [2, 1, 3]
+
+
+def test_the_start_message_tells_a_bot_its_seat_team_and_partner(pool, tmp_path, monkeypatch):
+    import ast
+
+    record = tmp_path / "starts.txt"
+    monkeypatch.setenv("RECORD_START_FILE", str(record))
+    bots = ["faulty_record_start", "random", "random", "random"]
+    result = run_match("tenos_square", 2, bots, pool, LIMITS, "team-start")
+    assert result.faults == [None] * 4
+    start = ast.literal_eval(record.read_text().splitlines()[0])
+    assert start["game"] == "tenos_square" and start["seat"] == 0 and start["players"] == 4
+    assert start["teams"] == [[0, 2], [1, 3]] and start["partners"] == [2]
+    assert start["names"] == bots and start["limits"]["decision_ms"] == 500
+    assert result.ranks[0] == result.ranks[2] and result.ranks[1] == result.ranks[3]
+    assert result.scores[0] == result.scores[2]

@@ -1,7 +1,8 @@
 """A bot that misbehaves on purpose, for the fault tests.
 
     python faulty.py MODE     MODE: sleep | exit | garbage | out_of_range |
-                                    spawn_and_sleep | no_hello | slow_start
+                                    spawn_and_sleep | no_hello | slow_start |
+                                    record_start (a well-behaved bot that logs starts)
 """
 
 import os
@@ -37,9 +38,12 @@ while True:
                 send({"type": "greetings"})
             else:
                 send({"type": "hello", "protocol": 1, "name": f"faulty-{mode}"})
+        elif kind == "start" and mode == "record_start":
+            with open(os.environ["RECORD_START_FILE"], "a") as f:
+                f.write(repr(message) + "\n")
         elif kind == "act":
             decisions += 1
-            if decisions < 2:  # play one decision properly first
+            if decisions < 2 or mode == "record_start":  # play properly first
                 send({"type": "action", "index": 0})
                 continue
             print(f"faulty bot misbehaving: {mode}", file=sys.stderr, flush=True)
