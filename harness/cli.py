@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import sys
 from pathlib import Path
 from typing import Optional
@@ -170,6 +171,10 @@ def run(
         fail("--engine must be ray or inline")
     spec = _load_league(league, bots_dir)
     store = _store(db)
+    live = [run for run in store.live_runs(spec.name) if run["pid"] != os.getpid()]
+    if live:
+        fail(f"league {spec.name!r} is already running in {db} (pid {live[0]['pid']} on "
+             f"{live[0]['host']}); two runs would play the same matches")
     done, _ = store.league_match_count(spec.name)
     total = spec.size()
     typer.echo(f"league {spec.name}: {spec.game}, {len(spec.bots)} bots, {spec.players} per "

@@ -211,14 +211,30 @@ class Store:
         self.db["runs"].update(run_id, {"finished_at": time.time(), "state": state,
                                         "in_flight": 0})
 
-    def in_flight(self, league: str, stale_after_s: float = 120.0) -> int:
-        row = self.db.execute(
-            "SELECT COALESCE(SUM(in_flight), 0) FROM runs WHERE league = ? AND state = 'running' "
-            "AND heartbeat_at > ?", [league, time.time() - stale_after_s]).fetchone()
-        return int(row[0])
+    def live_runs(self, league: str, stale_after_s: float = 120.0) -> list[dict[str, Any]]:
+        """Runs of a league still going: marked running, a recent heartbeat,
+        and (on this host) a live process. A killed run is not live."""
+        rows = self.db.query(
+            "SELECT * FROM runs WHERE league = ? AND state = 'running' AND heartbeat_at > ?",
+            [league, time.time() - stale_after_s])
+        here = socket.gethostname()
+        return [row for row in rows if row["host"] != here or _pid_alive(row["pid"])]
+
+    def in_flight(self, league: str) -> int:
+        return sum(row["in_flight"] or 0 for row in self.live_runs(league))
 
     def leagues(self) -> list[dict[str, Any]]:
         return list(self.db.query("SELECT * FROM leagues ORDER BY name"))
 
     def integrity_ok(self) -> bool:
         return self.db.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+
+
+def _pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True

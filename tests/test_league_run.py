@@ -90,6 +90,9 @@ def test_sigkill_mid_run_then_resume_gives_exactly_the_schedule(tmp_path):
         first.send_signal(signal.SIGKILL)
         first.wait()
     partial = stored_ids(db, "killed")
+    status = run_cli(["status", "--db", str(db)]).communicate(timeout=60)[0]
+    line = next(l for l in status.splitlines() if l.startswith("killed"))
+    assert int(line.split()[3]) == 0, "a killed run has nothing in flight"
     assert 20 <= len(partial) < len(schedule), "kill landed mid-run"
     second = run_cli(["run", path, "--db", str(db), "-q"])
     out, err = second.communicate(timeout=300)
@@ -114,6 +117,9 @@ def test_ctrl_c_stops_cleanly_and_says_how_to_resume(tmp_path):
     line = next(l for l in status.splitlines() if l.startswith("interrupted"))
     done, in_flight, remaining = map(int, line.split()[2:5])
     assert in_flight > 0 and done >= 8 and remaining > 0, line
+    second = run_cli(["run", path, "--db", str(db), "-q"])
+    second_err = second.communicate(timeout=60)[1]
+    assert second.returncode == 2 and "already running" in second_err
     run.send_signal(signal.SIGINT)
     out, err = run.communicate(timeout=120)
     assert run.returncode == 130, err
