@@ -22,10 +22,11 @@ from __future__ import annotations
 import hashlib
 import os
 import sys
-import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+import tomllib
 
 from games import GAMES
 

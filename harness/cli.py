@@ -271,8 +271,9 @@ def _league_name(store, league: str) -> str:
     known = [row["name"] for row in store.leagues()]
     if league in known:
         return league
-    from harness.league import LeagueFileError, find_league_file
     import tomllib
+
+    from harness.league import LeagueFileError, find_league_file
 
     try:
         name = tomllib.loads(find_league_file(league).read_text()).get("name")

@@ -30,11 +30,12 @@ from __future__ import annotations
 import hashlib
 import itertools
 import math
-import tomllib
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+import tomllib
 
 from games import UnknownGameError, get_game
 from harness.catalog import BotSpec, ManifestError, UnknownBotError, resolve

@@ -11,18 +11,18 @@ from __future__ import annotations
 
 import itertools
 import os
-from concurrent.futures import ThreadPoolExecutor
 import signal
 import sys
 import time
 from collections import deque
 from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
 from harness.catalog import BotSpec
 from harness.league import League, ScheduledMatch
-from harness.match import BotPool, Limits, run_match
+from harness.match import BotPool, Limits, MatchResult, run_match
 from harness.store import Store
 
 BATCH_SIZE = 4
@@ -112,7 +112,7 @@ class _Engine:
         ...
     def submit(self, worker: int, batch: list) -> Any: ...
     def next_done(self) -> tuple[int, dict[str, Any]]: ...
-    def stop(self) -> int: ...
+    def stop(self, abandon: bool = False) -> int: ...
 
 
 class InlineEngine(_Engine):
@@ -136,16 +136,22 @@ class InlineEngine(_Engine):
     def in_flight(self) -> int:
         return len(self.queue)
 
-    def stop(self) -> int:
+    def stop(self, abandon: bool = False) -> int:
         return sum(w.close() for w in self.workers)
 
 
 class RayEngine(_Engine):
+    """Ray actors as workers. A worker that dies (its node lost, the process
+    killed) is replaced and its batch sent again, up to MAX_REPLACEMENTS."""
+
+    MAX_REPLACEMENTS = 8
+
     def __init__(self, league: League, address: str | None, concurrency: int) -> None:
         self.league = league
         self.address = address
         self.concurrency = concurrency
-        self.futures: dict[Any, int] = {}
+        self.futures: dict[Any, tuple[int, list]] = {}
+        self.replacements = 0
 
     def start(self, workers: int | None) -> int:
         import ray
@@ -159,29 +165,55 @@ class RayEngine(_Engine):
         self.ray = ray
         cpus = ray.cluster_resources().get("CPU", 1)
         workers = workers or max(1, int(cpus))
-        actor = ray.remote(MatchWorker).options(
+        self.actor = ray.remote(MatchWorker).options(
             num_cpus=min(1.0, cpus / workers), scheduling_strategy="SPREAD", max_restarts=0)
-        self.workers = [actor.remote(self.league.specs, self.league.limits, self.league.game,
-                                     self.concurrency) for _ in range(workers)]
+        self.workers = [self._new_worker() for _ in range(workers)]
         return workers
 
+    def _new_worker(self):
+        return self.actor.remote(self.league.specs, self.league.limits, self.league.game,
+                                 self.concurrency)
+
     def submit(self, worker: int, batch: list) -> None:
-        self.futures[self.workers[worker].play.remote(batch)] = worker
+        self.futures[self.workers[worker].play.remote(batch)] = (worker, batch)
 
     def next_done(self) -> tuple[int, dict[str, Any]]:
-        ready, _ = self.ray.wait(list(self.futures), num_returns=1)
-        worker = self.futures.pop(ready[0])
-        return worker, self.ray.get(ready[0])
+        while True:
+            ready, _ = self.ray.wait(list(self.futures), num_returns=1)
+            worker, batch = self.futures.pop(ready[0])
+            try:
+                return worker, self.ray.get(ready[0])
+            except self.ray.exceptions.RayActorError as exc:
+                self._replace(worker, batch, exc)
+
+    def _replace(self, worker: int, batch: list, exc: Exception) -> None:
+        self.replacements += 1
+        if self.replacements > self.MAX_REPLACEMENTS:
+            raise RuntimeError(f"workers keep dying ({self.replacements} times): {exc}") from exc
+        print(f"\nworker {worker} died ({type(exc).__name__}); starting a new one",
+              file=sys.stderr, flush=True)
+        dead = self.workers[worker]
+        self.workers[worker] = self._new_worker()
+        # its other batch in flight died with it: send both again
+        for future, (other, other_batch) in list(self.futures.items()):
+            if other == worker:
+                del self.futures[future]
+                self.submit(worker, other_batch)
+        self.ray.kill(dead)
+        self.submit(worker, batch)
 
     def in_flight(self) -> int:
         return len(self.futures)
 
-    def stop(self) -> int:
+    def stop(self, abandon: bool = False) -> int:
+        """Close every worker's bots (or, abandoning, kill the workers at once:
+        their bots see end of input and exit)."""
         starts = 0
-        try:
-            starts = sum(self.ray.get([w.close.remote() for w in self.workers], timeout=60))
-        except Exception:  # noqa: BLE001 - workers that are gone have no bots left to close
-            pass
+        if not abandon:
+            try:
+                starts = sum(self.ray.get([w.close.remote() for w in self.workers], timeout=60))
+            except Exception:  # noqa: BLE001 - workers that are gone have no bots left to close
+                pass
         for worker in self.workers:
             self.ray.kill(worker)
         if not self.address:
@@ -234,13 +266,17 @@ def run_league(league: League, store: Store, workers: int | None = None, engine:
                     progress(skipped[0] + played, scheduled, faulted,
                              time.perf_counter() - started)
                 _submit_next(runner, worker, batches, schedules, stop)
+            stop.drained = True
         if stop.raised:
             state = "interrupted"
+    except KeyboardInterrupt:  # a second Ctrl-C: abandon what is in flight
+        state = "interrupted"
     except BaseException:
         state = "failed"
         raise
     finally:
-        starts = runner.stop() if hasattr(runner, "workers") else 0
+        starts = (runner.stop(abandon=state != "finished" and not stop.drained)
+                  if hasattr(runner, "workers") else 0)
         store.finish_run(run_id, state)
     # what the lazy scan did not reach yet (a stop) is not known to be done
     return RunSummary(scheduled, skipped[0], played, faulted, starts,
@@ -265,6 +301,7 @@ class _StopFlag:
 
     def __init__(self) -> None:
         self.raised = False
+        self.drained = False  # set once in-flight work has been collected
 
     def _handler(self, signum, frame) -> None:
         if self.raised:  # a second Ctrl-C: stop now, the stored results are safe

@@ -186,3 +186,37 @@ def test_runs_on_an_existing_ray_cluster_with_address(tmp_path):
         assert len(stored_ids(db, "cluster")) == 24
     finally:
         subprocess.run([ray_cli, "stop", "--force"], capture_output=True, timeout=120, env=env)
+
+
+def test_a_worker_that_dies_is_replaced_and_no_match_is_lost(tmp_path, monkeypatch):
+    import threading
+
+    from harness import runner
+
+    engines = []
+    original_start = runner.RayEngine.start
+
+    def start_and_remember(self, workers):
+        count = original_start(self, workers)
+        engines.append(self)
+        return count
+
+    monkeypatch.setattr(runner.RayEngine, "start", start_and_remember)
+    path = league_file(tmp_path, "dying", ["random", "heuristic"], deals=40)
+    league = load_league(path)
+    store = Store(tmp_path / "r.db")
+    db = tmp_path / "r.db"
+
+    def kill_a_worker_mid_run():
+        wait_for(lambda: engines and db.exists() and len(stored_ids(db, "dying")) >= 20, 120,
+                 "20 results")
+        engines[0].ray.kill(engines[0].workers[0])
+
+    killer = threading.Thread(target=kill_a_worker_mid_run)
+    killer.start()
+    summary = run_league(league, store, workers=2, engine="ray")
+    killer.join()
+    assert engines[0].replacements == 1
+    assert sorted(stored_ids(db, "dying")) == sorted(m.match_id for m in league.schedule())
+    assert summary.played == league.size()
+    wait_for(lambda: not bot_processes(), 30, "the dead worker's bots to exit")
