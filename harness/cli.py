@@ -189,15 +189,19 @@ def run(
     per_match = summary.process_starts / summary.played if summary.played else 0.0
     typer.echo(f"played {summary.played} matches in {summary.elapsed_s:.1f}s "
                f"({summary.rate:.1f}/s), {summary.faulted} with faults, "
-               f"{summary.process_starts} bot process starts ({per_match:.3f} per match)", err=True)
+               f"{summary.process_starts} bot process starts ({per_match:.3f} per match)"
+               + (f", {summary.errors} harness errors (not stored)" if summary.errors else ""),
+               err=True)
     remaining = summary.scheduled - summary.already_done - summary.played
     if summary.interrupted or remaining > 0:
         typer.echo(f"stopped with {remaining} matches left; resume with: "
                    f"league run {league} --db {db}", err=True)
-        if summary.interrupted:
-            raise typer.Exit(130)
     _save_ratings(store, spec.name)
     typer.echo(f"ratings saved; see them with: league table {spec.name} --db {db}", err=True)
+    if summary.interrupted:
+        raise typer.Exit(130)
+    if summary.errors:
+        raise typer.Exit(1)
 
 
 def _save_ratings(store, league: str):

@@ -14,6 +14,7 @@ import os
 import signal
 import sys
 import time
+import traceback
 from collections import deque
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
@@ -42,9 +43,12 @@ class MatchWorker:
         self.matches = 0
         self.executor = ThreadPoolExecutor(concurrency) if concurrency > 1 else None
 
-    def _play_one(self, item: tuple[str, int, tuple[str, ...], tuple[str, ...]]) -> MatchResult:
+    def _play_one(self, item: tuple[str, int, tuple[str, ...], tuple[str, ...]]) -> MatchResult | MatchError:
         match_id, seed, names, _ids = item
-        return run_match(self.game, seed, names, self.pool, self.limits, match_id)
+        try:
+            return run_match(self.game, seed, names, self.pool, self.limits, match_id)
+        except Exception:  # noqa: BLE001 - an engine or harness bug must not end the run
+            return MatchError(match_id, traceback.format_exc(limit=8))
 
     def play(self, batch: list[tuple[str, int, tuple[str, ...], tuple[str, ...]]]) -> dict[str, Any]:
         """batch: (match_id, seed, bot names by seat, bot ids by seat)."""
@@ -64,6 +68,15 @@ class MatchWorker:
 
 
 @dataclass
+class MatchError:
+    """A match the harness itself failed to play (a bug, not a bot fault):
+    not stored, so the next run tries it again."""
+
+    match_id: str
+    traceback: str
+
+
+@dataclass
 class RunSummary:
     scheduled: int
     already_done: int
@@ -72,6 +85,7 @@ class RunSummary:
     process_starts: int
     elapsed_s: float
     interrupted: bool
+    errors: int = 0
 
     @property
     def rate(self) -> float:
@@ -242,7 +256,7 @@ def run_league(league: League, store: Store, workers: int | None = None, engine:
     runner: _Engine = (RayEngine(league, address, concurrency) if engine == "ray"
                        else InlineEngine(league, concurrency))
     stop = _StopFlag()
-    played = faulted = starts = 0
+    played = faulted = starts = errors = 0
     state = "finished"
     schedules: dict[str, ScheduledMatch] = {}
     try:
@@ -257,6 +271,11 @@ def run_league(league: League, store: Store, workers: int | None = None, engine:
                 worker, reply = runner.next_done()
                 for result in reply["results"]:
                     scheduled_match = schedules.pop(result.match_id)
+                    if isinstance(result, MatchError):
+                        errors += 1
+                        print(f"\nharness error in match {result.match_id} (not stored; a later "
+                              f"run retries it):\n{result.traceback}", file=sys.stderr, flush=True)
+                        continue
                     if store.save_match(league.name, scheduled_match.deal,
                                         scheduled_match.seats, result, run_id):
                         played += 1
@@ -280,7 +299,7 @@ def run_league(league: League, store: Store, workers: int | None = None, engine:
         store.finish_run(run_id, state)
     # what the lazy scan did not reach yet (a stop) is not known to be done
     return RunSummary(scheduled, skipped[0], played, faulted, starts,
-                      time.perf_counter() - started, state == "interrupted")
+                      time.perf_counter() - started, state == "interrupted", errors)
 
 
 def _submit_next(runner: _Engine, worker: int, batches, schedules: dict, stop: "_StopFlag") -> bool:

@@ -220,3 +220,28 @@ def test_a_worker_that_dies_is_replaced_and_no_match_is_lost(tmp_path, monkeypat
     assert sorted(stored_ids(db, "dying")) == sorted(m.match_id for m in league.schedule())
     assert summary.played == league.size()
     wait_for(lambda: not bot_processes(), 30, "the dead worker's bots to exit")
+
+
+def test_a_harness_error_in_one_match_does_not_end_the_run(tmp_path, monkeypatch):
+    from harness import runner
+
+    path = league_file(tmp_path, "buggy", ["random", "heuristic"], deals=3)
+    league = load_league(path)
+    doomed = next(league.schedule()).match_id
+    real_run_match = runner.run_match
+
+    def sometimes_broken(game, seed, names, pool, limits, match_id, *args):
+        if match_id == doomed:
+            raise RuntimeError("engine bug")
+        return real_run_match(game, seed, names, pool, limits, match_id, *args)
+
+    monkeypatch.setattr(runner, "run_match", sometimes_broken)
+    store = Store(tmp_path / "r.db")
+    summary = run_league(league, store, workers=1, engine="inline")
+    assert summary.errors == 1 and summary.played == league.size() - 1
+    assert doomed not in stored_ids(tmp_path / "r.db", "buggy")
+    monkeypatch.setattr(runner, "run_match", real_run_match)
+    again = run_league(league, store, workers=1, engine="inline")
+    assert again.played == 1 and again.errors == 0
+    assert sorted(stored_ids(tmp_path / "r.db", "buggy")) == sorted(
+        m.match_id for m in league.schedule())
