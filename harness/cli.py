@@ -134,7 +134,6 @@ class ProgressBar:
             return
         self.last = now
         rate = done / elapsed if elapsed > 0 else 0.0
-        self.rate_session = rate
         width = 30
         filled = int(width * done / total) if total else width
         eta = (total - done) / rate if rate > 0 else float("inf")

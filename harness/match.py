@@ -25,6 +25,7 @@ from games import Game, get_game
 from games.base import ranks_by_unit
 from harness.botproc import BotClient, BotError, PipeTransport
 from harness.catalog import BotSpec
+from harness.replay import decision_line, drain_event_lines
 
 EventSink = Callable[[str], None]
 
@@ -176,7 +177,7 @@ def run_match(
             index = _decide(game, seat, legal, limits)
             action = legal[index]
             if on_event is not None:
-                on_event(f"[{game.decisions + 1}] {game.describe_action(action)}")
+                on_event(decision_line(game, action))
             game.apply_unchecked(action)
             actions.append(action)
             _flush_events(game, on_event)
@@ -248,7 +249,6 @@ def _end_seats(seats: list[_Seat], result: MatchResult) -> None:
 
 
 def _flush_events(game: Game, on_event: EventSink | None) -> None:
-    if on_event is not None and game.events:
-        for text in game.events:
-            on_event(f"  -- {text}")
-        game.events.clear()
+    if on_event is not None:
+        for line in drain_event_lines(game):
+            on_event(line)

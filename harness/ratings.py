@@ -195,7 +195,7 @@ def _seat_stats(seat_rows: list[dict[str, Any]]) -> dict[str, tuple[int, float, 
 
 def head_to_head(seat_rows: list[dict[str, Any]]) -> tuple[list[str], np.ndarray, np.ndarray]:
     """Score rate of row bot against column bot (wins + draws/2) and counts."""
-    data = comparisons(sorted(seat_rows, key=lambda r: (r["match_id"], r["seat"])))
+    data = comparisons(seat_rows)  # groups and sorts by match itself
     wins = data.wins_matrix()
     games = wins + wins.T
     with np.errstate(invalid="ignore", divide="ignore"):

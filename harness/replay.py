@@ -22,10 +22,22 @@ def replay_game(replay: dict[str, Any], narrate: bool = False) -> Iterator[tuple
     yield game, None
 
 
+def decision_line(game: Game, action: Any) -> str:
+    """One decision of the readable log, described before it is applied."""
+    return f"[{game.decisions + 1}] {game.describe_action(action)}"
+
+
+def drain_event_lines(game: Game) -> list[str]:
+    """The game's narration since the last call, as log lines."""
+    lines = [f"  -- {text}" for text in game.events or ()]
+    if game.events:
+        game.events.clear()
+    return lines
+
+
 def replay_lines(replay: dict[str, Any]) -> Iterator[str]:
     """The same readable log ``league play --verbose`` prints."""
     for game, action in replay_game(replay, narrate=True):
-        yield from (f"  -- {text}" for text in game.events or ())
-        game.events.clear()
+        yield from drain_event_lines(game)
         if action is not None:
-            yield f"[{game.decisions + 1}] {game.describe_action(action)}"
+            yield decision_line(game, action)

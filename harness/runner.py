@@ -9,6 +9,7 @@ debugging and quick tests).
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import os
 import signal
@@ -126,6 +127,7 @@ class _Engine:
         ...
     def submit(self, worker: int, batch: list) -> Any: ...
     def next_done(self) -> tuple[int, dict[str, Any]]: ...
+    def in_flight(self) -> int: ...
     def stop(self, abandon: bool = False) -> int: ...
 
 
@@ -329,17 +331,11 @@ class _StopFlag:
         print("\nstopping: finishing the matches in flight (Ctrl-C again to abandon them)",
               file=sys.stderr, flush=True)
 
-    def catching(self):
-        flag = self
-
-        class _Context:
-            def __enter__(self):
-                self.previous = {s: signal.signal(s, flag._handler)
-                                 for s in (signal.SIGINT, signal.SIGTERM)}
-
-            def __exit__(self, *exc):
-                for s, handler in self.previous.items():
-                    signal.signal(s, handler)
-                return False
-
-        return _Context()
+    @contextlib.contextmanager
+    def catching(self) -> Iterator[None]:
+        previous = {s: signal.signal(s, self._handler) for s in (signal.SIGINT, signal.SIGTERM)}
+        try:
+            yield
+        finally:
+            for s, handler in previous.items():
+                signal.signal(s, handler)
