@@ -32,7 +32,14 @@ def league_file(tmp_path: Path, name: str, bots: list[str], deals: int, game: st
 
 def stored_ids(db: Path, league: str) -> list[str]:
     with sqlite3.connect(db) as conn:
-        return [r[0] for r in conn.execute("SELECT id FROM matches WHERE league = ?", [league])]
+        try:
+            rows = conn.execute("SELECT id FROM matches WHERE league = ?", [league]).fetchall()
+        except sqlite3.OperationalError as exc:
+            # polled while the run is still creating its tables
+            if "no such table" in str(exc):
+                return []
+            raise
+        return [r[0] for r in rows]
 
 
 def bot_processes() -> list[psutil.Process]:
