@@ -58,7 +58,8 @@ def run(bot: Bot, stdin: BinaryIO | None = None, stdout: BinaryIO | None = None)
             kind = message.get("type")
             if kind == "act":
                 index = bot.choose(message["obs"], message["legal"], message["time_left_ms"])
-                send({"type": "action", "index": int(index)})
+                # echoing the decision lets the harness tell a late reply from an answer
+                send({"type": "action", "index": int(index), "decision": message.get("decision")})
             elif kind == "start":
                 bot.on_start(message)
             elif kind == "end":

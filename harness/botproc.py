@@ -29,7 +29,6 @@ PROTOCOL_VERSION = 1
 MAX_MESSAGE_BYTES = 4 << 20
 STDERR_TAIL_BYTES = 4096
 QUIT_GRACE_S = 0.5
-SEND_TIMEOUT_S = 5.0
 
 
 # ---- errors ---------------------------------------------------------------
@@ -66,100 +65,215 @@ class BotIllegalAction(BotError):
     kind = "illegal_action"
 
 
+class BotLimitExceeded(BotError):
+    """A resource limit of the slot (memory, CPU, processes, file size) was broken."""
+
+    kind = "limit"
+
+
 class BotStateError(RuntimeError):
     """The harness used a client in the wrong state (a harness bug)."""
 
 
+# ---- reading replies ---------------------------------------------------------
+MAX_REPLY_BYTES = 64 << 10
+MAX_CONTAINER_ITEMS = 1024
+MAX_STRING_BYTES = 16 << 10
+MAX_DEPTH = 8
+
+
+def _describe(data: bytes) -> str:
+    return repr(bytes(data[:40]))[2:-1] + ("..." if len(data) > 40 else "")
+
+
+def _looks_like_text(data: bytes) -> bool:
+    sample = bytes(data[:64])
+    return len(sample) >= 2 and all(32 <= b < 127 or b in (9, 10, 13) for b in sample)
+
+
+class ReplyReader:
+    """Decodes a bot's stdout into messages, one at a time. No byte sequence
+    can make it raise anything but :class:`BotBadMessage`, or make it hold more
+    than MAX_REPLY_BYTES: the caps on container sizes, string sizes and nesting
+    bound both the memory and the time that one reply can cost the harness."""
+
+    def __init__(self) -> None:
+        self._new_unpacker()
+
+    def _new_unpacker(self) -> None:
+        self._unpacker = msgpack.Unpacker(
+            raw=False, strict_map_key=True, max_buffer_size=MAX_REPLY_BYTES,
+            max_str_len=MAX_STRING_BYTES, max_bin_len=MAX_STRING_BYTES,
+            max_array_len=MAX_CONTAINER_ITEMS, max_map_len=MAX_CONTAINER_ITEMS,
+            max_ext_len=0)
+        self._fed = 0
+        self._head = b""  # the first bytes of the current reply, for messages
+
+    def feed(self, data: bytes) -> None:
+        if self._fed - self._unpacker.tell() + len(data) > MAX_REPLY_BYTES:
+            raise BotBadMessage(f"reply larger than the protocol allows ({MAX_REPLY_BYTES} bytes)")
+        if len(self._head) < 64:
+            self._head += bytes(data[:64 - len(self._head)])
+        try:
+            self._unpacker.feed(data)
+        except Exception as exc:  # noqa: BLE001 - BufferFull and friends: any failure is the bot's
+            raise BotBadMessage(f"reply larger than the protocol allows ({exc})") from None
+        self._fed += len(data)
+
+    def buffered(self) -> int:
+        """Bytes received but not yet part of a decoded message."""
+        return self._fed - self._unpacker.tell()
+
+    def next_message(self) -> tuple[bool, Any]:
+        """(True, message) for a complete message, (False, None) if more bytes are needed."""
+        try:
+            message = next(self._unpacker)
+        except StopIteration:
+            return False, None
+        except Exception as exc:  # noqa: BLE001 - whatever msgpack raises, the bot sent it
+            head = self._head
+            self._head = b""
+            if _looks_like_text(head):
+                raise BotBadMessage(f"your bot wrote text to stdout: '{_describe(head)}'; "
+                                    "logs go to stderr, stdout is for MessagePack only") from None
+            name = type(exc).__name__
+            raise BotBadMessage(f"not valid MessagePack ({name}: {exc}) in bytes "
+                                f"'{_describe(head)}'") from None
+        head = self._head
+        self._head = b""
+        if not isinstance(message, dict) and _looks_like_text(head):
+            raise BotBadMessage(f"your bot wrote text to stdout: '{_describe(head)}'; "
+                                "logs go to stderr, stdout is for MessagePack only")
+        if not _within_depth(message, MAX_DEPTH):
+            raise BotBadMessage(f"reply nested deeper than {MAX_DEPTH} levels")
+        return True, message
+
+
+def _within_depth(value: Any, depth: int) -> bool:
+    if isinstance(value, dict):
+        return depth > 0 and all(_within_depth(v, depth - 1) for v in value.values())
+    if isinstance(value, list):
+        return depth > 0 and all(_within_depth(v, depth - 1) for v in value)
+    return True
+
+
 # ---- transports -----------------------------------------------------------
 class Transport(Protocol):
-    def send(self, message: dict[str, Any]) -> None: ...
+    def send(self, message: dict[str, Any], deadline: float) -> None: ...
     def receive(self, deadline: float) -> Any: ...
+    def ensure_quiet(self) -> None: ...
     def alive(self) -> bool: ...
     def stderr_tail(self) -> str: ...
+    def cpu_seconds(self) -> float: ...
+    def live_breach(self) -> str: ...
     def close(self, grace_s: float) -> None: ...
 
 
 class PipeTransport:
-    """A bot process on stdin/stdout pipes, in a process group of its own."""
+    """A bot process on stdin/stdout pipes, in a session and process group of
+    its own. ``cleanup`` runs after the process is gone (the sandbox slot's
+    control groups, its private temporary directory); ``limits_hint`` turns
+    an exit into the resource limit that caused it, where one did."""
 
     def __init__(self, command: Sequence[str], cwd: Path | None = None,
-                 env: dict[str, str] | None = None) -> None:
+                 env: dict[str, str] | None = None, *,
+                 slot: "SlotResources | None" = None) -> None:
+        self.slot = slot
         try:
             self.process = subprocess.Popen(
                 list(command), cwd=cwd, env=env, stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, bufsize=0,
-                start_new_session=True,
+                start_new_session=True, close_fds=True,
             )
         except OSError as exc:
+            if slot is not None:
+                slot.release()
             raise BotStartupError(f"cannot start {list(command)!r}: {exc}") from exc
         self._stdout_fd = self.process.stdout.fileno()
         self._stdin_fd = self.process.stdin.fileno()
         os.set_blocking(self._stdin_fd, False)
-        self._unpacker = msgpack.Unpacker(raw=False, strict_map_key=False,
-                                          max_buffer_size=MAX_MESSAGE_BYTES)
-        self._stderr = collections.deque(maxlen=STDERR_TAIL_BYTES)
-        self._stderr_thread = threading.Thread(target=self._drain_stderr, daemon=True)
-        self._stderr_thread.start()
+        self._exit_fd = _pidfd(self.process.pid)
+        self._reader = ReplyReader()
+        self._stderr = _StderrDrain(self.process.stderr)
         self._closed = False
 
-    def _drain_stderr(self) -> None:
-        # Read stderr all the time: a bot that logs a lot must never block on a full pipe.
-        fd = self.process.stderr.fileno()
-        while True:
-            try:
-                chunk = os.read(fd, 65536)
-            except (OSError, ValueError):
-                return
-            if not chunk:
-                return
-            self._stderr.extend(chunk)
-
-    def stderr_tail(self) -> str:
-        return bytes(self._stderr).decode("utf-8", "replace")
+    def stderr_tail(self, wait_s: float = 0.0) -> str:
+        """The last STDERR_TAIL_BYTES; ``wait_s`` waits that long for end of file."""
+        return self._stderr.tail(wait_s)
 
     def alive(self) -> bool:
         return self.process.poll() is None
 
-    def send(self, message: dict[str, Any]) -> None:
-        """Write without ever blocking past SEND_TIMEOUT_S: a bot that stops
+    def cpu_seconds(self) -> float:
+        if self.slot is not None:
+            return self.slot.cpu_seconds(self.process.pid)
+        return _tree_cpu_seconds(self.process.pid)
+
+    def live_breach(self) -> str:
+        """A limit the running bot has hit already ('' if none)."""
+        return self.slot.live_breach() if self.slot is not None else ""
+
+    def send(self, message: dict[str, Any], deadline: float) -> None:
+        """Write without ever blocking past the deadline: a bot that stops
         reading its input must not hang the harness."""
         data = memoryview(msgpack.packb(message))
-        deadline = time.monotonic() + SEND_TIMEOUT_S
         while data:
             try:
                 written = os.write(self._stdin_fd, data)
             except BlockingIOError:
                 written = 0
-            except (BrokenPipeError, ConnectionResetError, OSError) as exc:
-                raise BotCrashed(f"bot closed its input: {exc}") from exc
+            except OSError as exc:
+                raise self._exit_error(f"bot closed its input: {exc}") from None
             data = data[written:]
             if data:
                 remaining = deadline - time.monotonic()
                 if remaining <= 0 or not select.select([], [self._stdin_fd], [], remaining)[1]:
-                    raise BotTimeout("bot stopped reading its input")
+                    raise BotTimeout("bot stopped reading its input before the deadline")
+
+    def ensure_quiet(self) -> None:
+        """Between a reply and the next request a bot must say nothing: bytes
+        waiting now were sent unasked, and would otherwise answer a later
+        decision."""
+        if self._reader.buffered():
+            raise BotBadMessage("sent more than one message for one request")
+        ready, _, _ = select.select([self._stdout_fd], [], [], 0)
+        if ready:
+            data = os.read(self._stdout_fd, 64)
+            if not data:
+                raise self._exit_error()
+            raise BotBadMessage(f"sent a message when none was expected: '{_describe(data)}'")
 
     def receive(self, deadline: float) -> Any:
+        watch = [self._stdout_fd] + ([self._exit_fd] if self._exit_fd is not None else [])
         while True:
-            try:
-                return next(self._unpacker)
-            except StopIteration:
-                pass
-            except (msgpack.UnpackException, ValueError) as exc:
-                raise BotBadMessage(f"not valid msgpack ({type(exc).__name__}{': ' if str(exc) else ''}{exc})") from exc
+            complete, message = self._reader.next_message()
+            if complete:
+                if self._reader.buffered():
+                    raise BotBadMessage("sent more than one message for one request")
+                return message
             remaining = deadline - time.monotonic()
             if remaining <= 0:
                 raise BotTimeout("no answer before the deadline")
-            ready, _, _ = select.select([self._stdout_fd], [], [], remaining)
+            ready, _, _ = select.select(watch, [], [], remaining)
             if not ready:
                 raise BotTimeout("no answer before the deadline")
+            if self._stdout_fd not in ready:
+                # The bot exited while something it started still holds stdout open.
+                raise self._exit_error()
             data = os.read(self._stdout_fd, 65536)
             if not data:
-                code = self._wait_briefly()
-                raise BotCrashed(f"bot exited (exit code {code})")
-            try:
-                self._unpacker.feed(data)
-            except msgpack.BufferFull as exc:
-                raise BotBadMessage("message larger than the protocol allows") from exc
+                raise self._exit_error()
+            self._reader.feed(data)
+
+    def _exit_error(self, what: str = "") -> BotError:
+        code = self._wait_briefly()
+        if self.slot is not None:
+            breach = self.slot.limit_breach(code, self._stderr.tail(wait_s=0.2))
+            if breach:
+                return BotLimitExceeded(breach)
+        if what:
+            return BotCrashed(what)
+        return BotCrashed(f"bot exited ({_exit_text(code)})")
 
     def _wait_briefly(self) -> int | None:
         try:
@@ -172,38 +286,137 @@ class PipeTransport:
             return
         self._closed = True
         process = self.process
-        for stream in (process.stdin,):
-            try:
-                stream.close()
-            except OSError:
-                pass
+        try:
+            process.stdin.close()
+        except OSError:
+            pass
         if process.poll() is None and grace_s > 0:
             try:
                 process.wait(timeout=grace_s)
             except subprocess.TimeoutExpired:
                 pass
-        # The whole group goes, including anything the bot started.
+        # The whole group goes; in a sandbox the kernel then ends its PID namespace.
         try:
             os.killpg(process.pid, signal.SIGKILL)
         except (ProcessLookupError, PermissionError):
             pass
         process.wait()
+        if self.slot is not None:
+            self.slot.release()
         process.stdout.close()
-        self._stderr_thread.join(timeout=1.0)
-        process.stderr.close()
+        if self._exit_fd is not None:
+            os.close(self._exit_fd)
+        self._stderr.finish()
+
+
+def _exit_text(code: int | None) -> str:
+    if code is None:
+        return "still running, but its output is closed"
+    if code < 0 or code > 128:
+        number = -code if code < 0 else code - 128
+        try:
+            return f"killed by {signal.Signals(number).name}"
+        except ValueError:
+            return f"exit code {code}"
+    return f"exit code {code}"
+
+
+def _pidfd(pid: int) -> int | None:
+    try:
+        return os.pidfd_open(pid)
+    except (AttributeError, OSError):
+        return None
+
+
+def _tree_cpu_seconds(pid: int) -> float:
+    """CPU time of a process and its live descendants, from /proc."""
+    total, ticks = 0.0, os.sysconf("SC_CLK_TCK")
+    stack, seen = [pid], 0
+    while stack and seen < 4096:
+        current = stack.pop()
+        seen += 1
+        try:
+            fields = Path(f"/proc/{current}/stat").read_text().rsplit(")", 1)[1].split()
+            total += sum(int(f) for f in fields[11:15]) / ticks
+            children = Path(f"/proc/{current}/task/{current}/children").read_text().split()
+        except (OSError, IndexError, ValueError):
+            continue
+        stack.extend(int(c) for c in children)
+    return total
+
+
+class _StderrDrain:
+    """Reads a bot's stderr all the time (a bot that logs a lot must never
+    block on a full pipe) and keeps the last STDERR_TAIL_BYTES. The thread
+    owns the file and closes it itself, so its descriptor number can never be
+    reused under it for another bot's pipe."""
+
+    def __init__(self, stream: Any) -> None:
+        self._stream = stream
+        self._tail: collections.deque[int] = collections.deque(maxlen=STDERR_TAIL_BYTES)
+        self._stop = threading.Event()
+        self._done = threading.Event()
+        self._lock = threading.Lock()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        fd = self._stream.fileno()
+        try:
+            while not self._stop.is_set():
+                ready, _, _ = select.select([fd], [], [], 0.2)
+                if not ready:
+                    continue
+                chunk = os.read(fd, 65536)
+                if not chunk:
+                    return
+                with self._lock:
+                    self._tail.extend(chunk)
+        except (OSError, ValueError):
+            return
+        finally:
+            self._stream.close()
+            self._done.set()
+
+    def tail(self, wait_s: float = 0.0) -> str:
+        if wait_s:
+            self._done.wait(wait_s)
+        with self._lock:
+            return bytes(self._tail).decode("utf-8", "replace")
+
+    def finish(self) -> None:
+        """Wait for end of file (the process is dead), then stop reading anyway:
+        something the bot started may hold stderr open."""
+        self._done.wait(1.0)
+        self._stop.set()
+        self._thread.join(timeout=1.0)
+
+
+class SlotResources(Protocol):
+    """What a sandbox slot offers the transport (see harness.sandbox)."""
+
+    def cpu_seconds(self, pid: int) -> float: ...
+    def live_breach(self) -> str: ...
+    def limit_breach(self, exit_code: int | None, stderr_tail: str) -> str: ...
+    def release(self) -> None: ...
 
 
 class FakeTransport:
-    """Scripted replies for unit tests: each entry is a message to return, an
-    exception to raise, or a callable taking the sent message."""
+    """Scripted replies for unit tests: each entry is a message to return,
+    raw ``bytes`` to decode as if the bot wrote them, an exception to raise,
+    or a callable taking the sent message."""
 
     def __init__(self, replies: Sequence[Any]) -> None:
         self.replies = collections.deque(replies)
         self.sent: list[dict[str, Any]] = []
         self.closed = 0
+        self.cpu = 0.0
 
-    def send(self, message: dict[str, Any]) -> None:
+    def send(self, message: dict[str, Any], deadline: float = 0.0) -> None:
         self.sent.append(message)
+
+    def ensure_quiet(self) -> None:
+        pass
 
     def receive(self, deadline: float) -> Any:
         if not self.replies:
@@ -211,14 +424,33 @@ class FakeTransport:
         reply = self.replies.popleft()
         if isinstance(reply, BaseException):
             raise reply
+        if isinstance(reply, bytes):
+            return self._decode(reply)
         if callable(reply):
             return reply(self.sent[-1])
         return reply
+
+    @staticmethod
+    def _decode(data: bytes) -> Any:
+        reader = ReplyReader()
+        reader.feed(data)
+        complete, message = reader.next_message()
+        if not complete:
+            raise BotTimeout("incomplete reply")
+        if reader.buffered():
+            raise BotBadMessage("sent more than one message for one request")
+        return message
 
     def alive(self) -> bool:
         return not self.closed
 
     def stderr_tail(self) -> str:
+        return ""
+
+    def cpu_seconds(self) -> float:
+        return self.cpu
+
+    def live_breach(self) -> str:
         return ""
 
     def close(self, grace_s: float = 0.0) -> None:
@@ -234,15 +466,26 @@ class BotState(enum.Enum):
     CLOSED = "closed"
 
 
-class BotClient:
-    """Protocol v1 from the harness side."""
+CPU_CHECK_INTERVAL_S = 0.02
 
-    def __init__(self, transport: Transport, label: str = "bot") -> None:
+
+class BotClient:
+    """Protocol v1 from the harness side.
+
+    ``cpu_limit_s`` caps the CPU time the bot's processes use per match,
+    counted from the end of its previous match (so CPU burnt while idle
+    between matches counts too); None or 0 means no cap."""
+
+    def __init__(self, transport: Transport, label: str = "bot",
+                 cpu_limit_s: float | None = None) -> None:
         self.transport = transport
         self.label = label
         self.state = BotState.NEW
         self.name: str | None = None
         self.matches_played = 0
+        self.cpu_limit_s = cpu_limit_s or None
+        self._cpu_mark = 0.0
+        self._cpu_checked_at = 0.0
 
     def _require(self, *states: BotState) -> None:
         if self.state not in states:
@@ -256,34 +499,39 @@ class BotClient:
             error.stderr_tail = self.transport.stderr_tail()
         return error
 
-    def _exchange(self, message: dict[str, Any], deadline: float) -> dict[str, Any]:
+    def _send(self, message: dict[str, Any], deadline: float) -> None:
         try:
-            self.transport.send(message)
+            self.transport.ensure_quiet()
+            self.transport.send(message, deadline)
+        except BotError as error:
+            raise self._fault(error) from None
+
+    def _exchange(self, message: dict[str, Any], deadline: float, expect: str) -> dict[str, Any]:
+        self._send(message, deadline)
+        try:
             reply = self.transport.receive(deadline)
         except BotError as error:
             raise self._fault(error) from None
-        if not isinstance(reply, dict):
-            raise self._fault(BotBadMessage(f"expected a map, got {type(reply).__name__}: {reply!r:.80}"))
+        problem = _reply_problem(reply, expect)
+        if problem:
+            raise self._fault(BotBadMessage(problem))
         return reply
 
     def handshake(self, timeout_s: float) -> None:
         self._require(BotState.NEW)
         reply = self._exchange({"type": "hello", "protocol": PROTOCOL_VERSION},
-                               time.monotonic() + timeout_s)
-        if reply.get("type") != "hello":
-            raise self._fault(BotBadMessage(f"expected hello, got {reply!r:.120}"))
+                               time.monotonic() + timeout_s, "hello")
         if reply.get("protocol") != PROTOCOL_VERSION:
             raise self._fault(BotBadMessage(
-                f"bot speaks protocol {reply.get('protocol')!r}, harness speaks {PROTOCOL_VERSION}"))
-        self.name = str(reply.get("name", self.label))
+                f"bot speaks protocol {reply.get('protocol')!r:.40}, harness speaks {PROTOCOL_VERSION}"))
+        name = reply.get("name", self.label)
+        self.name = name if isinstance(name, str) else self.label
         self.state = BotState.READY
+        self._cpu_mark = self.transport.cpu_seconds() if self.cpu_limit_s else 0.0
 
-    def start_match(self, info: dict[str, Any]) -> None:
+    def start_match(self, info: dict[str, Any], timeout_s: float = 2.0) -> None:
         self._require(BotState.READY)
-        try:
-            self.transport.send({"type": "start", **info})
-        except BotError as error:
-            raise self._fault(error) from None
+        self._send({"type": "start", **info}, time.monotonic() + timeout_s)
         self.state = BotState.PLAYING
 
     def choose(self, obs: dict[str, Any], legal: list[Any], decision: int, timeout_s: float) -> int:
@@ -291,10 +539,33 @@ class BotClient:
         self._require(BotState.PLAYING)
         deadline = time.monotonic() + timeout_s
         reply = self._exchange({"type": "act", "decision": decision, "obs": obs, "legal": legal,
-                                "time_left_ms": int(timeout_s * 1000)}, deadline)
-        if reply.get("type") != "action":
-            raise self._fault(BotBadMessage(f"expected an action, got {reply!r:.120}"))
-        return self._index_of(reply, legal)
+                                "time_left_ms": int(timeout_s * 1000)}, deadline, "action")
+        echoed = reply.get("decision", decision)
+        if echoed != decision or isinstance(echoed, bool):
+            raise self._fault(BotBadMessage(
+                f"a stale reply: it answers decision {echoed!r:.20}, but decision {decision} "
+                "was asked"))
+        index = self._index_of(reply, legal)
+        self._check_limits(force=False)
+        return index
+
+    def _check_limits(self, force: bool) -> None:
+        """CPU per match and live limits (refused forks); at most every
+        CPU_CHECK_INTERVAL_S, since each check reads /proc or cgroup files."""
+        now = time.monotonic()
+        if not force and now - self._cpu_checked_at < CPU_CHECK_INTERVAL_S:
+            return
+        self._cpu_checked_at = now
+        breach = self.transport.live_breach()
+        if breach:
+            raise self._fault(BotLimitExceeded(breach))
+        if not self.cpu_limit_s:
+            return
+        used = self.transport.cpu_seconds() - self._cpu_mark
+        if used > self.cpu_limit_s:
+            raise self._fault(BotLimitExceeded(
+                f"CPU limit: the bot's processes used {used:.1f} s of CPU in this match "
+                f"(limit {self.cpu_limit_s:g} s per match)"))
 
     def _index_of(self, reply: dict[str, Any], legal: list[Any]) -> int:
         if "index" in reply:
@@ -305,22 +576,20 @@ class BotClient:
                 raise self._fault(BotIllegalAction(
                     f"index {index} out of range: {len(legal)} legal actions"))
             return index
-        if "action" in reply:
-            try:
-                return legal.index(reply["action"])
-            except ValueError:
-                raise self._fault(BotIllegalAction(
-                    f"action {reply['action']!r:.60} is not legal")) from None
-        raise self._fault(BotBadMessage("action message without index or action"))
+        value = reply["action"]
+        for position, action in enumerate(legal):
+            if _same_on_the_wire(action, value):
+                return position
+        raise self._fault(BotIllegalAction(f"action {value!r:.60} is not legal"))
 
-    def end_match(self, result: dict[str, Any]) -> None:
+    def end_match(self, result: dict[str, Any], timeout_s: float = 2.0) -> None:
         self._require(BotState.PLAYING)
-        try:
-            self.transport.send({"type": "end", **result})
-        except BotError as error:
-            raise self._fault(error) from None
+        self._send({"type": "end", **result}, time.monotonic() + timeout_s)
+        self._check_limits(force=True)
         self.matches_played += 1
         self.state = BotState.READY
+        if self.cpu_limit_s:
+            self._cpu_mark = self.transport.cpu_seconds()
 
     @property
     def usable(self) -> bool:
@@ -333,11 +602,39 @@ class BotClient:
         polite = self.state in (BotState.READY, BotState.PLAYING)
         if polite:
             try:
-                self.transport.send({"type": "quit"})
+                self.transport.send({"type": "quit"}, time.monotonic() + QUIT_GRACE_S)
             except BotError:
                 polite = False
         self.state = BotState.CLOSED
         self.transport.close(QUIT_GRACE_S if polite else 0.0)
+
+
+def _reply_problem(reply: Any, expect: str) -> str:
+    """Why a decoded reply is not the message the protocol expects ('' if it is)."""
+    if not isinstance(reply, dict):
+        return f"expected a map, got {type(reply).__name__}: {reply!r:.80}"
+    if not all(isinstance(key, str) for key in reply):
+        return f"map keys must be strings: {reply!r:.80}"
+    if reply.get("type") != expect:
+        return f"expected a {expect!r} message, got {reply!r:.120}"
+    if expect == "action":
+        has_index, has_action = "index" in reply, "action" in reply
+        if has_index and has_action:
+            return "an action message must hold index or action, not both"
+        if not (has_index or has_action):
+            return "action message without index or action"
+    return ""
+
+
+def _same_on_the_wire(legal: Any, value: Any) -> bool:
+    """Compare as MessagePack does: tuples are arrays, True is not 1."""
+    if isinstance(legal, (tuple, list)):
+        return (isinstance(value, list) and len(value) == len(legal)
+                and all(_same_on_the_wire(a, b) for a, b in zip(legal, value)))
+    if isinstance(value, (list, dict)) or isinstance(value, bool) != isinstance(legal, bool):
+        return False
+    return type(value) is type(legal) and value == legal or (
+        isinstance(value, (int, float)) and isinstance(legal, (int, float)) and value == legal)
 
 
 StartBot = Callable[[], BotClient]

@@ -19,9 +19,14 @@ also be named by the path of its manifest file.
 
 from __future__ import annotations
 
+import compileall
+import contextlib
 import hashlib
+import io
 import os
+import shutil
 import sys
+import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -60,25 +65,107 @@ class BotSpec:
     def argv(self) -> list[str]:
         return [sys.executable if part == "{python}" else part for part in self.command]
 
-    def environment(self) -> dict[str, str]:
-        env = dict(os.environ)
-        # Reference bots import this repository's packages even without an install.
-        env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO_ROOT), env.get("PYTHONPATH")]))
-        env.update(self.env)
-        return env
+    def file_paths(self) -> list[Path]:
+        """The bot's files (its ``files`` globs from cwd, default all of cwd)."""
+        root = self.cwd.resolve()
+        paths: set[Path] = set()
+        for pattern in self.files or ("**/*",):
+            for path in self.cwd.glob(pattern):
+                if not path.is_file() or "__pycache__" in path.parts:
+                    continue
+                if not _under(path.resolve(), root) or not _under(path.absolute(), root):
+                    raise ManifestError(f"{self.manifest}: file {str(path)!r} lies outside the "
+                                        f"bot's directory {root} (a link or '..')")
+                paths.add(path)
+        return sorted(paths)
+
+    def bundle(self) -> BotBundle:
+        """The bot's files read once, with the version they hash to: what a
+        worker materialises and runs, so the version names what runs."""
+        digest = hashlib.sha256(self.manifest.read_bytes())
+        files = []
+        for path in self.file_paths():
+            relative = str(path.relative_to(self.cwd))
+            data = path.read_bytes()
+            digest.update(relative.encode())
+            digest.update(data)
+            files.append((relative, path.stat().st_mode & 0o111 != 0, data))
+        return BotBundle(digest.hexdigest()[:16], tuple(files))
 
     def version_hash(self) -> str:
         """A digest of the manifest and the bot's files: a changed bot is a new entry."""
-        digest = hashlib.sha256(self.manifest.read_bytes())
-        paths: set[Path] = set()
-        for pattern in self.files or ("**/*",):
-            paths.update(p for p in self.cwd.glob(pattern) if p.is_file())
-        for path in sorted(paths):
-            if "__pycache__" in path.parts:
-                continue
-            digest.update(str(path.relative_to(self.cwd)).encode())
-            digest.update(path.read_bytes())
-        return digest.hexdigest()[:16]
+        return self.bundle().version
+
+
+@dataclass(frozen=True)
+class BotBundle:
+    """One bot version's files: (path relative to the bot's cwd, executable, bytes)."""
+
+    version: str
+    files: tuple[tuple[str, bool, bytes], ...]
+
+
+def default_cache_dir() -> Path:
+    explicit = os.environ.get("LEAGUE_CACHE_DIR")
+    if explicit:
+        return Path(explicit)
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "card-league" / "bots"
+
+
+class BotCache:
+    """Materialised bot versions, content-addressed: ``<root>/<name>-<version>/``
+    holds exactly the files the version hashes, read-only, with Python files
+    compiled. The sandbox mounts one such directory as the bot's only files;
+    a worker on any node builds it from the bundle it was sent."""
+
+    def __init__(self, root: Path | None = None) -> None:
+        self.root = Path(root) if root else default_cache_dir()
+
+    def path(self, name: str, bundle: BotBundle) -> Path:
+        safe = "".join(c if c.isalnum() or c in "-_." else "_" for c in name)
+        return self.root / f"{safe}-{bundle.version}"
+
+    def materialise(self, name: str, bundle: BotBundle) -> Path:
+        target = self.path(name, bundle)
+        if (target / COMPLETE_MARK).exists():
+            return target
+        self.root.mkdir(parents=True, exist_ok=True)
+        staging = Path(tempfile.mkdtemp(prefix=f".{target.name}-", dir=self.root))
+        try:
+            _write_bundle(staging, bundle)
+            try:
+                os.rename(staging, target)
+            except OSError:  # another worker got there first, or a stale partial copy
+                if not (target / COMPLETE_MARK).exists():
+                    shutil.rmtree(target, ignore_errors=True)
+                    os.rename(staging, target)
+        finally:
+            if staging.exists():
+                shutil.rmtree(staging, ignore_errors=True)
+        return target
+
+
+COMPLETE_MARK = ".card-league-complete"
+
+
+def _under(path: Path, root: Path) -> bool:
+    return path == root or root in path.parents
+
+
+def _write_bundle(directory: Path, bundle: BotBundle) -> None:
+    for relative, executable, data in bundle.files:
+        path = directory / relative
+        if Path(relative).is_absolute() or ".." in Path(relative).parts:
+            raise ManifestError(f"bot file {relative!r} lies outside the bot's directory")
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(data)
+        path.chmod(0o555 if executable else 0o444)
+    if any(relative.endswith(".py") for relative, _, _ in bundle.files):
+        with contextlib.redirect_stdout(io.StringIO()):
+            compileall.compile_dir(directory, ddir="/bot", quiet=2, workers=1)
+    (directory / COMPLETE_MARK).write_text(bundle.version)
+    directory.chmod(0o755)
 
 
 def _field(data: dict[str, Any], key: str, kind: type, path: Path, default: Any = ...) -> Any:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import logging
 import os
 import sys
 from pathlib import Path
@@ -18,6 +19,35 @@ app = typer.Typer(add_completion=False, no_args_is_help=True,
 
 BotsOption = typer.Option(None, "--bots", help="Extra directory of bot manifests (repeatable).")
 DbOption = typer.Option(Path("results.db"), "--db", help="SQLite results file.")
+SandboxOption = typer.Option(
+    "bwrap", "--sandbox",
+    help="Bot isolation: bwrap (default; bubblewrap namespaces) or none (trusted local bots "
+         "only: they can read and change anything you can).")
+
+
+def _sandbox(mode: str):
+    """The isolation to run bots in; refuses a machine where it cannot work."""
+    from harness.sandbox import Sandbox, SandboxUnavailable
+
+    try:
+        sandbox = Sandbox(mode)
+        sandbox.check()
+    except (ValueError, SandboxUnavailable) as exc:
+        fail(str(exc))
+    if sandbox.mode == "none":
+        typer.secho("warning: --sandbox none: bots run unisolated, with your rights; use it "
+                    "only for bots you trust", fg=typer.colors.YELLOW, err=True)
+    return sandbox
+
+
+def _log_to_stderr() -> None:
+    """The library logs; the CLI decides that its messages reach the user."""
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(logging.Formatter("%(message)s"))
+    logger = logging.getLogger("harness")
+    if not logger.handlers:
+        logger.addHandler(handler)
+    logger.setLevel(logging.INFO)
 
 
 def fail(message: str) -> None:
@@ -64,8 +94,10 @@ def play(
     startup_ms: int = typer.Option(15000, help="Startup and handshake deadline."),
     bots_dir: Optional[list[Path]] = BotsOption,
     json_out: bool = typer.Option(False, "--json", help="Print the result record as JSON."),
+    sandbox_mode: str = SandboxOption,
 ) -> None:
     """Play one match and print its log and standings."""
+    from harness.league import play_match_id
     from harness.match import BotPool, Limits, run_match
 
     try:
@@ -77,13 +109,18 @@ def play(
     for name, spec in specs.items():
         if not spec.plays(game):
             fail(f"bot {name!r} does not play {game}")
+    sandbox = _sandbox(sandbox_mode)
     limits = Limits(decision_s=decision_ms / 1000, startup_s=startup_ms / 1000)
-    pool = BotPool({spec.name: spec for spec in specs.values()}, limits)
+    pool = BotPool({spec.name: spec for spec in specs.values()}, limits, sandbox)
     try:
         events = (lambda line: typer.echo(line)) if verbose else None
-        typer.echo(f"{info.title}: {len(players)} players, seed {seed}")
-        result = run_match(game, seed, [specs[p].name for p in players], pool, limits,
-                           match_id=f"play-{game}-{seed}", on_event=events)
+        if not json_out:
+            typer.echo(f"{info.title}: {len(players)} players, seed {seed}")
+        names = [specs[p].name for p in players]
+        # The ID says nothing about the deal (bots see it in `start`), yet is
+        # the same for the same seed and bots, so a match replays exactly.
+        result = run_match(game, seed, names, pool, match_id=play_match_id(game, seed, names),
+                           on_event=events)
     finally:
         pool.close()
     if json_out:
@@ -162,12 +199,15 @@ def run(
     max_matches: Optional[int] = typer.Option(None, help="Stop after this many new matches."),
     bots_dir: Optional[list[Path]] = BotsOption,
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar."),
+    sandbox_mode: str = SandboxOption,
 ) -> None:
     """Play every scheduled match of a league not yet in the database (resumable)."""
     from harness.runner import run_league
 
     if engine not in ("ray", "inline"):
         fail("--engine must be ray or inline")
+    _log_to_stderr()
+    sandbox = _sandbox(sandbox_mode)
     spec = _load_league(league, bots_dir)
     store = _store(db)
     live = [run for run in store.live_runs(spec.name) if run["pid"] != os.getpid()]
@@ -181,13 +221,15 @@ def run(
     bar = None if quiet else ProgressBar()
     try:
         summary = run_league(spec, store, workers=workers, engine=engine, address=address,
-                             progress=bar, max_matches=max_matches, concurrency=per_worker)
+                             progress=bar, max_matches=max_matches, concurrency=per_worker,
+                             sandbox=sandbox)
     finally:
         if bar:
             bar.close()
     per_match = summary.process_starts / summary.played if summary.played else 0.0
     typer.echo(f"played {summary.played} matches in {summary.elapsed_s:.1f}s "
-               f"({summary.rate:.1f}/s), {summary.faulted} with faults, "
+               f"({summary.rate:.1f}/s after {summary.startup_s:.1f}s of start-up), "
+               f"{summary.faulted} with faults, "
                f"{summary.process_starts} bot process starts ({per_match:.3f} per match)"
                + (f", {summary.errors} harness errors (not stored)" if summary.errors else ""),
                err=True)
@@ -343,6 +385,21 @@ def replay(
                 f"{seat['fault_detail']}" if seat["fault_kind"] else "")
         typer.echo(f"  {seat['rank']}. seat {seat['seat']} {seat['bot']:28} "
                    f"score {seat['score']:g}{note}")
+
+
+@app.command()
+def doctor() -> None:
+    """Which bot isolation works on this machine, and why not where it does not."""
+    from harness.sandbox import probe
+
+    found = probe()
+    for line in found.lines():
+        typer.echo(line)
+    typer.echo(f"harness user: {'root' if found.root else 'uid ' + str(os.geteuid())}")
+    if not found.bwrap_works:
+        typer.echo("league run and league play refuse to start bots until bubblewrap works, "
+                   "unless given --sandbox none (trusted bots only)")
+        raise typer.Exit(1)
 
 
 def main() -> None:  # pragma: no cover

@@ -12,10 +12,18 @@ A league file (TOML, in ``leagues/``)::
     partners = "copies"           # team games only: "copies" (a bot partners a
                                   # copy of itself) or "mixed" (bots sit by seat,
                                   # so different bots partner)
-    seed = 2026
+    seed = 2026                   # optional: a PUBLIC seed makes the deals reproducible
+                                  # (and computable by anyone who reads this file);
+                                  # without it, deals derive from a secret key kept in
+                                  # the results database, which bots cannot read
     [limits]
     decision_ms = 1000            # per-decision deadline, wall clock
     startup_ms = 15000            # process start + handshake deadline
+    memory_mb = 1024              # per bot slot (all its processes)
+    cpu_s = 60                    # CPU seconds per match, all of a bot's processes
+    processes = 64                # processes and threads per bot slot
+    file_mb = 64                  # largest file, and the size of its private /tmp
+    open_files = 256
 
 Tables are every combination of ``players`` bots (for team games with
 ``partners = "copies"``, every combination of one bot per team). With fewer
@@ -28,6 +36,8 @@ generator; match IDs derive from (league, game, rules version, seats, deal).
 from __future__ import annotations
 
 import hashlib
+import hmac
+import os
 import itertools
 import math
 from collections.abc import Iterator, Sequence
@@ -38,8 +48,9 @@ from typing import Any
 import tomllib
 
 from games import UnknownGameError, get_game
-from harness.catalog import BotSpec, ManifestError, UnknownBotError, resolve
+from harness.catalog import BotBundle, BotSpec, ManifestError, UnknownBotError, resolve
 from harness.match import Limits
+from harness.sandbox import ResourceLimits
 
 LEAGUE_DIR = Path(__file__).resolve().parent.parent / "leagues"
 
@@ -65,22 +76,26 @@ class League:
     deals: int
     rotation: str
     partners: str
-    seed: int
+    seed: int | None  # None: deals come from ``secret``
     limits: Limits
     path: Path | None = None
     specs: dict[str, BotSpec] = field(default_factory=dict, repr=False)
-    versions: dict[str, str] = field(default_factory=dict, repr=False)
+    bundles: dict[str, BotBundle] = field(default_factory=dict, repr=False)
+    secret: str | None = field(default=None, repr=False)
+
+    @property
+    def versions(self) -> dict[str, str]:
+        return {name: bundle.version for name, bundle in self.bundles.items()}
 
     # ---- identity ------------------------------------------------------
     def bot_id(self, name: str) -> str:
-        return f"{name}@{self.versions[name]}"
+        return f"{name}@{self.bundles[name].version}"
 
     def config(self) -> dict[str, Any]:
         return {
             "name": self.name, "game": self.game, "bots": self.bots, "players": self.players,
             "deals": self.deals, "rotation": self.rotation, "partners": self.partners,
-            "seed": self.seed, "decision_ms": int(self.limits.decision_s * 1000),
-            "startup_ms": int(self.limits.startup_s * 1000),
+            "seed": self.seed, "limits": self.limits.for_bot(),
         }
 
     # ---- schedule ------------------------------------------------------
@@ -124,7 +139,15 @@ class League:
         return seatings
 
     def deal_seed(self, deal: int) -> int:
-        digest = hashlib.sha256(f"{self.name}|{self.seed}|{deal}".encode()).digest()
+        """A public seed gives reproducible deals; otherwise an HMAC of the
+        deal number under the league's secret key, which no bot can read."""
+        if self.seed is not None:
+            digest = hashlib.sha256(f"{self.name}|{self.seed}|{deal}".encode()).digest()
+        elif self.secret:
+            digest = hmac.new(bytes.fromhex(self.secret), f"{self.name}|{deal}".encode(),
+                              hashlib.sha256).digest()
+        else:
+            raise LeagueFileError(f"league {self.name!r} has no public seed and no secret key yet")
         return int.from_bytes(digest[:6], "big")
 
     def match_id(self, seats: Sequence[str], deal: int) -> str:
@@ -214,15 +237,8 @@ def load_league(name_or_path: str, bot_dirs: list[Path] | None = None) -> League
     partners = data.get("partners", "copies")
     if partners not in ("copies", "mixed"):
         raise LeagueFileError(f"{where}: field 'partners' must be \"copies\" or \"mixed\"")
-    seed = _require(data, "seed", int, where) if "seed" in data else 0
-    limits_data = data.get("limits", {})
-    if not isinstance(limits_data, dict):
-        raise LeagueFileError(f"{where}: field 'limits' must be a table")
-    bad_limits = sorted(set(limits_data) - {"decision_ms", "startup_ms"})
-    if bad_limits:
-        raise LeagueFileError(f"{where}: unknown field(s) limits.{', limits.'.join(bad_limits)}")
-    decision_ms = _positive(limits_data, "decision_ms", f"{where} [limits]", 1000)
-    startup_ms = _positive(limits_data, "startup_ms", f"{where} [limits]", 15000)
+    seed = _require(data, "seed", int, where) if "seed" in data else None
+    limits = _limits(data.get("limits", {}), where)
     specs: dict[str, BotSpec] = {}
     for bot in bots:
         try:
@@ -232,13 +248,57 @@ def load_league(name_or_path: str, bot_dirs: list[Path] | None = None) -> League
         if not spec.plays(game):
             raise LeagueFileError(f"{where}: field 'bots': bot {bot!r} does not play {game}")
         specs[spec.name] = spec
-    names = [resolve(b, bot_dirs).name for b in bots]
+    try:
+        bundles = {name: spec.bundle() for name, spec in specs.items()}
+    except (OSError, ManifestError) as exc:
+        raise LeagueFileError(f"{where}: field 'bots': {exc}") from exc
     league = League(
-        name=name, game=game, bots=names, players=players, deals=deals, rotation=rotation,
-        partners=partners, seed=seed,
-        limits=Limits(decision_s=decision_ms / 1000, startup_s=startup_ms / 1000),
-        path=path, specs=specs, versions={n: s.version_hash() for n, s in specs.items()},
+        name=name, game=game, bots=list(specs), players=players, deals=deals, rotation=rotation,
+        partners=partners, seed=seed, limits=limits, path=path, specs=specs, bundles=bundles,
     )
     if league.table_count() == 0:
         raise LeagueFileError(f"{where}: field 'bots': no table can be formed")
     return league
+
+
+LIMIT_FIELDS = {"decision_ms": 1000, "startup_ms": 15000, "memory_mb": 1024, "cpu_s": 60,
+                "processes": 64, "file_mb": 64, "open_files": 256}
+
+
+def _limits(data: Any, where: str) -> Limits:
+    if not isinstance(data, dict):
+        raise LeagueFileError(f"{where}: field 'limits' must be a table")
+    unknown = sorted(set(data) - set(LIMIT_FIELDS))
+    if unknown:
+        raise LeagueFileError(f"{where}: unknown field(s) limits.{', limits.'.join(unknown)} "
+                              f"(known: {', '.join(LIMIT_FIELDS)})")
+    values = {key: _positive(data, key, f"{where} [limits]", default)
+              for key, default in LIMIT_FIELDS.items()}
+    resources = ResourceLimits(memory_mb=values["memory_mb"], cpu_s=float(values["cpu_s"]),
+                               processes=values["processes"], file_mb=values["file_mb"],
+                               open_files=values["open_files"])
+    return Limits(decision_s=values["decision_ms"] / 1000, startup_s=values["startup_ms"] / 1000,
+                  resources=resources)
+
+
+def local_key() -> bytes:
+    """This machine's secret for `league play` IDs, kept beside the bot cache
+    (out of every sandbox's reach): IDs are reproducible here, and say
+    nothing about the seed to a bot."""
+    from harness.catalog import default_cache_dir
+
+    path = default_cache_dir().parent / "play.key"
+    try:
+        return bytes.fromhex(path.read_text().strip())
+    except (OSError, ValueError):
+        path.parent.mkdir(parents=True, exist_ok=True)
+        key = os.urandom(32)
+        descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(descriptor, "w") as handle:
+            handle.write(key.hex())
+        return key
+
+
+def play_match_id(game: str, seed: int, bots: Sequence[str]) -> str:
+    digest = hmac.new(local_key(), f"{game}|{seed}|{','.join(bots)}".encode(), hashlib.sha256)
+    return f"play-{game}-{digest.hexdigest()[:16]}"

@@ -23,8 +23,9 @@ import msgpack
 
 from games import Game, get_game
 from games.base import ranks_by_unit
-from harness.botproc import BotClient, BotError, PipeTransport
-from harness.catalog import BotSpec
+from harness.botproc import STDERR_TAIL_BYTES, BotClient, BotError, BotStartupError
+from harness.catalog import BotBundle, BotCache, BotSpec, ManifestError
+from harness.sandbox import ResourceLimits, Sandbox
 from harness.replay import decision_line, drain_event_lines
 
 EventSink = Callable[[str], None]
@@ -32,8 +33,19 @@ EventSink = Callable[[str], None]
 
 @dataclass(frozen=True)
 class Limits:
+    """Everything a league limits, in one place: the deadlines the harness
+    enforces are the ones the ``start`` message tells the bot."""
+
     decision_s: float = 2.0
     startup_s: float = 15.0
+    resources: ResourceLimits = field(default_factory=ResourceLimits)
+
+    def for_bot(self) -> dict[str, Any]:
+        """The ``limits`` map of the ``start`` message."""
+        r = self.resources
+        return {"decision_ms": int(self.decision_s * 1000), "startup_ms": int(self.startup_s * 1000),
+                "memory_mb": r.memory_mb, "cpu_s": r.cpu_s, "processes": r.processes,
+                "file_mb": r.file_mb, "open_files": r.open_files}
 
 
 @dataclass
@@ -68,11 +80,19 @@ class MatchResult:
 class BotPool:
     """Persistent bot processes, reused across matches: one process plays many
     matches in a row. A faulted process is killed and a fresh one started the
-    next time that bot is needed."""
+    next time that bot is needed. Each process runs from the materialised
+    copy of its version (``bundles``, built by the caller once) inside the
+    sandbox."""
 
-    def __init__(self, specs: dict[str, BotSpec], limits: Limits) -> None:
+    def __init__(self, specs: dict[str, BotSpec], limits: Limits,
+                 sandbox: Sandbox | None = None,
+                 bundles: dict[str, BotBundle] | None = None,
+                 cache: BotCache | None = None) -> None:
         self.specs = specs
         self.limits = limits
+        self.sandbox = sandbox or Sandbox()
+        self.bundles = bundles if bundles is not None else {n: s.bundle() for n, s in specs.items()}
+        self.cache = cache or BotCache()
         self.idle: dict[str, list[BotClient]] = {}
         self.starts: Counter[str] = Counter()
         self._lock = threading.Lock()  # matches may run in threads of one worker
@@ -96,7 +116,12 @@ class BotPool:
         if client is not None:
             return client
         spec = self.specs[name]
-        client = BotClient(PipeTransport(spec.argv(), cwd=spec.cwd, env=spec.environment()), name)
+        try:
+            bot_dir = self.cache.materialise(name, self.bundles[name])
+        except (OSError, ManifestError) as exc:
+            raise BotStartupError(f"cannot prepare the bot's files: {exc}") from exc
+        transport = self.sandbox.spawn(bot_dir, spec.argv(), spec.env, self.limits.resources)
+        client = BotClient(transport, name, cpu_limit_s=self.limits.resources.cpu_s)
         try:
             client.handshake(self.limits.startup_s)
         except BotError:
@@ -146,7 +171,7 @@ class _Seat:
         self.fallback = random.Random(fallback_seed)
 
     def record(self, error: BotError, decision: int) -> None:
-        self.fault = Fault(error.kind, decision, error.detail, error.stderr_tail[-2000:])
+        self.fault = Fault(error.kind, decision, error.detail, error.stderr_tail[-STDERR_TAIL_BYTES:])
         if self.client is not None:
             self.client.close()  # kills the process group
 
@@ -156,10 +181,11 @@ def run_match(
     seed: int,
     bots: Sequence[str],
     pool: BotPool,
-    limits: Limits,
     match_id: str,
     on_event: EventSink | None = None,
 ) -> MatchResult:
+    """Play one match; the deadlines are the pool's limits, which the bots are told."""
+    limits = pool.limits
     game_class = get_game(game_slug)
     game: Game = game_class.new(len(bots), seed, narrate=on_event is not None)
     teams = game.teams()
@@ -194,7 +220,7 @@ def run_match(
                     "players": len(bots), "seed": seed, "bots": list(bots),
                     "actions": msgpack.unpackb(msgpack.packb(actions))},
         )
-        _end_seats(seats, result)
+        _end_seats(seats, result, limits)
         return result
     finally:
         for seat in seats:
@@ -218,11 +244,10 @@ def _start_seats(game: Game, seats: list[_Seat], pool: BotPool, match_id: str,
             "players": len(seats), "names": names,
             "teams": [list(t) for t in teams] if teams else None,
             "partners": [s for s in team if s != seat.seat] if team else [],
-            "limits": {"decision_ms": int(pool.limits.decision_s * 1000),
-                       "startup_ms": int(pool.limits.startup_s * 1000)},
+            "limits": pool.limits.for_bot(),
         }
         try:
-            seat.client.start_match(info)
+            seat.client.start_match(info, pool.limits.decision_s)
         except BotError as error:
             seat.record(error, 0)
 
@@ -237,13 +262,13 @@ def _decide(game: Game, seat: _Seat, legal: list[Any], limits: Limits) -> int:
     return seat.fallback.randrange(len(legal))
 
 
-def _end_seats(seats: list[_Seat], result: MatchResult) -> None:
+def _end_seats(seats: list[_Seat], result: MatchResult, limits: Limits) -> None:
     message = {"match_id": result.match_id, "scores": result.scores, "ranks": result.ranks,
                "capped": result.capped}
     for seat in seats:
         if seat.fault is None and seat.client is not None:
             try:
-                seat.client.end_match({**message, "seat": seat.seat})
+                seat.client.end_match({**message, "seat": seat.seat}, limits.decision_s)
             except BotError:
                 seat.client.close()  # the result stands; the process is replaced
 

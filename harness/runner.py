@@ -11,61 +11,51 @@ from __future__ import annotations
 
 import contextlib
 import itertools
+import logging
 import os
 import signal
-import sys
 import time
 import traceback
 from collections import deque
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
-from typing import Any
+from dataclasses import dataclass, field
+from typing import Any, Protocol
 
-from harness.catalog import BotSpec
+from harness.catalog import BotBundle, BotSpec
 from harness.league import League, ScheduledMatch
 from harness.match import BotPool, Limits, MatchResult, run_match
+from harness.sandbox import Sandbox
 from harness.store import Store
+
+log = logging.getLogger(__name__)
 
 BATCH_SIZE = 4
 BATCHES_IN_FLIGHT_PER_WORKER = 2
 
 
-class MatchWorker:
-    """Plays batches of matches with a persistent pool of bot processes,
-    ``concurrency`` matches at a time: while one match waits for a bot, the
-    others use the core (a lone ping-pong leaves cores idle between wake-ups)."""
+@dataclass(frozen=True)
+class WorkerSetup:
+    """Everything a worker needs, sent once when it starts: the bots travel
+    as bundles of their files, so a node needs only the project installed."""
 
-    def __init__(self, specs: dict[str, BotSpec], limits: Limits, game: str,
-                 concurrency: int = 1) -> None:
-        self.pool = BotPool(specs, limits)
-        self.limits = limits
-        self.game = game
-        self.matches = 0
-        self.executor = ThreadPoolExecutor(concurrency) if concurrency > 1 else None
+    game: str
+    specs: dict[str, BotSpec]
+    bundles: dict[str, BotBundle]
+    limits: Limits
+    sandbox: Sandbox
+    concurrency: int = 1
 
-    def _play_one(self, item: tuple[str, int, tuple[str, ...], tuple[str, ...]]) -> MatchResult | MatchError:
-        match_id, seed, names, _ids = item
-        try:
-            return run_match(self.game, seed, names, self.pool, self.limits, match_id)
-        except Exception:  # noqa: BLE001 - an engine or harness bug must not end the run
-            return MatchError(match_id, traceback.format_exc(limit=8))
+    @classmethod
+    def of(cls, league: League, sandbox: Sandbox, concurrency: int = 1) -> "WorkerSetup":
+        return cls(league.game, league.specs, league.bundles, league.limits, sandbox, concurrency)
 
-    def play(self, batch: list[tuple[str, int, tuple[str, ...], tuple[str, ...]]]) -> dict[str, Any]:
-        """batch: (match_id, seed, bot names by seat, bot ids by seat)."""
-        if self.executor is None:
-            results = [self._play_one(item) for item in batch]
-        else:
-            results = list(self.executor.map(self._play_one, batch))
-        self.matches += len(results)
-        return {"results": results, "starts": self.pool.total_starts(),
-                "matches": self.matches, "pid": os.getpid()}
 
-    def close(self) -> int:
-        if self.executor is not None:
-            self.executor.shutdown(wait=True)
-        self.pool.close()
-        return self.pool.total_starts()
+@dataclass(frozen=True)
+class BatchItem:
+    match_id: str
+    seed: int
+    bots: tuple[str, ...]  # bot names by seat
 
 
 @dataclass
@@ -78,6 +68,44 @@ class MatchError:
 
 
 @dataclass
+class BatchReply:
+    results: list[MatchResult | MatchError]
+    starts: int  # bot processes this worker has started so far
+    pid: int
+
+
+class MatchWorker:
+    """Plays batches of matches with a persistent pool of bot processes,
+    ``concurrency`` matches at a time: while one match waits for a bot, the
+    others use the core (a lone ping-pong leaves cores idle between wake-ups)."""
+
+    def __init__(self, setup: WorkerSetup) -> None:
+        self.pool = BotPool(setup.specs, setup.limits, setup.sandbox, setup.bundles)
+        self.game = setup.game
+        concurrency = setup.concurrency
+        self.executor = ThreadPoolExecutor(concurrency) if concurrency > 1 else None
+
+    def _play_one(self, item: BatchItem) -> MatchResult | MatchError:
+        try:
+            return run_match(self.game, item.seed, item.bots, self.pool, item.match_id)
+        except Exception:  # noqa: BLE001 - an engine or harness bug must not end the run
+            return MatchError(item.match_id, traceback.format_exc(limit=8))
+
+    def play(self, batch: list[BatchItem]) -> BatchReply:
+        if self.executor is None:
+            results = [self._play_one(item) for item in batch]
+        else:
+            results = list(self.executor.map(self._play_one, batch))
+        return BatchReply(results, self.pool.total_starts(), os.getpid())
+
+    def close(self) -> int:
+        if self.executor is not None:
+            self.executor.shutdown(wait=True)
+        self.pool.close()
+        return self.pool.total_starts()
+
+
+@dataclass
 class RunSummary:
     scheduled: int
     already_done: int
@@ -87,65 +115,76 @@ class RunSummary:
     elapsed_s: float
     interrupted: bool
     errors: int = 0
+    startup_s: float = 0.0  # starting the engine (Ray) and the workers
 
     @property
     def rate(self) -> float:
-        return self.played / self.elapsed_s if self.elapsed_s > 0 else 0.0
+        """Matches per second of this run, engine start-up left out."""
+        playing = self.elapsed_s - self.startup_s
+        return self.played / playing if playing > 0 else 0.0
 
 
 Progress = Callable[[int, int, int, float], None]  # done, total, faulted, elapsed
 
 
-def _pending(league: League, store: Store, skipped: list[int]) -> Iterator[ScheduledMatch]:
-    """The schedule minus what is stored, checked chunk by chunk; counts the
-    stored ones in ``skipped[0]``."""
-    schedule = league.schedule()
-    while True:
-        chunk = list(itertools.islice(schedule, 500))
-        if not chunk:
-            return
-        done = store.done_ids([m.match_id for m in chunk])
-        skipped[0] += len(done)
-        yield from (m for m in chunk if m.match_id not in done)
+class _Pending:
+    """The schedule minus what is stored, checked chunk by chunk (the
+    schedule is never loaded whole); counts the stored ones it passes."""
+
+    def __init__(self, league: League, store: Store) -> None:
+        self.skipped = 0
+        self._matches = self._scan(league, store)
+
+    def _scan(self, league: League, store: Store) -> Iterator[ScheduledMatch]:
+        schedule = league.schedule()
+        while True:
+            chunk = list(itertools.islice(schedule, 500))
+            if not chunk:
+                return
+            done = store.done_ids([m.match_id for m in chunk])
+            self.skipped += len(done)
+            yield from (m for m in chunk if m.match_id not in done)
+
+    def __iter__(self) -> Iterator[ScheduledMatch]:
+        return self._matches
 
 
-def _batches(pending: Iterator[ScheduledMatch], league: League, size: int):
+def _batches(pending: Iterable[ScheduledMatch], league: League,
+             size: int) -> Iterator[list[tuple[BatchItem, ScheduledMatch]]]:
     names_of = {league.bot_id(name): name for name in league.bots}
+    matches = iter(pending)
     while True:
-        batch = list(itertools.islice(pending, size))
+        batch = list(itertools.islice(matches, size))
         if not batch:
             return
-        yield [(m.match_id, m.seed, tuple(names_of[s] for s in m.seats), m.seats) for m in batch], \
-            {m.match_id: m for m in batch}
+        yield [(BatchItem(m.match_id, m.seed, tuple(names_of[s] for s in m.seats)), m)
+               for m in batch]
 
 
-class _Engine:
-    """How batches reach workers: submit() then next_done()."""
+class Engine(Protocol):
+    """How batches reach workers: start(), submit(), next_done(), stop()."""
 
-    def start(self, workers: int | None) -> int:
-        """Start the workers; returns how many."""
-        ...
-    def submit(self, worker: int, batch: list) -> Any: ...
-    def next_done(self) -> tuple[int, dict[str, Any]]: ...
+    def start(self, workers: int | None) -> int: ...
+    def submit(self, worker: int, batch: list[BatchItem]) -> None: ...
+    def next_done(self) -> tuple[int, BatchReply]: ...
     def in_flight(self) -> int: ...
     def stop(self, abandon: bool = False) -> int: ...
 
 
-class InlineEngine(_Engine):
-    def __init__(self, league: League, concurrency: int) -> None:
-        self.league = league
-        self.concurrency = concurrency
-        self.queue: deque = deque()
+class InlineEngine:
+    def __init__(self, setup: WorkerSetup) -> None:
+        self.setup = setup
+        self.queue: deque[tuple[int, list[BatchItem]]] = deque()
+        self.workers: list[MatchWorker] = []
 
     def start(self, workers: int | None) -> int:
-        self.workers = [MatchWorker(self.league.specs, self.league.limits, self.league.game,
-                                    self.concurrency) for _ in range(workers or 1)]
+        self.workers = [MatchWorker(self.setup) for _ in range(workers or 1)]
         return len(self.workers)
 
-    def submit(self, worker: int, batch: list) -> None:
+    def submit(self, worker: int, batch: list[BatchItem]) -> None:
         self.queue.append((worker, batch))
 
-    def next_done(self) -> tuple[int, dict[str, Any]]:
+    def next_done(self) -> tuple[int, BatchReply]:
         worker, batch = self.queue.popleft()
         return worker, self.workers[worker].play(batch)
 
@@ -156,28 +195,30 @@ class InlineEngine(_Engine):
         return sum(w.close() for w in self.workers)
 
 
-class RayEngine(_Engine):
+class RayEngine:
     """Ray actors as workers. A worker that dies (its node lost, the process
     killed) is replaced and its batch sent again, up to MAX_REPLACEMENTS."""
 
     MAX_REPLACEMENTS = 8
 
-    def __init__(self, league: League, address: str | None, concurrency: int) -> None:
-        self.league = league
+    def __init__(self, setup: WorkerSetup, address: str | None) -> None:
+        self.setup = setup
         self.address = address
-        self.concurrency = concurrency
-        self.futures: dict[Any, tuple[int, list]] = {}
+        self.futures: dict[Any, tuple[int, list[BatchItem]]] = {}
         self.replacements = 0
+        self.workers: list[Any] = []
+        self.ray: Any = None
 
     def start(self, workers: int | None) -> int:
         import ray
 
         if not ray.is_initialized():
             if self.address:
-                ray.init(address=self.address, log_to_driver=False)
+                ray.init(address=self.address, log_to_driver=False, configure_logging=False)
             else:
-                ray.init(include_dashboard=False, log_to_driver=False,
-                         configure_logging=False)
+                # Embedded: reachable from this machine's loopback only.
+                ray.init(include_dashboard=False, log_to_driver=False, configure_logging=False,
+                         _node_ip_address="127.0.0.1")
         self.ray = ray
         cpus = ray.cluster_resources().get("CPU", 1)
         workers = workers or max(1, int(cpus))
@@ -186,14 +227,13 @@ class RayEngine(_Engine):
         self.workers = [self._new_worker() for _ in range(workers)]
         return workers
 
-    def _new_worker(self):
-        return self.actor.remote(self.league.specs, self.league.limits, self.league.game,
-                                 self.concurrency)
+    def _new_worker(self) -> Any:
+        return self.actor.remote(self.setup)
 
-    def submit(self, worker: int, batch: list) -> None:
+    def submit(self, worker: int, batch: list[BatchItem]) -> None:
         self.futures[self.workers[worker].play.remote(batch)] = (worker, batch)
 
-    def next_done(self) -> tuple[int, dict[str, Any]]:
+    def next_done(self) -> tuple[int, BatchReply]:
         while True:
             ready, _ = self.ray.wait(list(self.futures), num_returns=1)
             worker, batch = self.futures.pop(ready[0])
@@ -202,12 +242,11 @@ class RayEngine(_Engine):
             except self.ray.exceptions.RayActorError as exc:
                 self._replace(worker, batch, exc)
 
-    def _replace(self, worker: int, batch: list, exc: Exception) -> None:
+    def _replace(self, worker: int, batch: list[BatchItem], exc: Exception) -> None:
         self.replacements += 1
         if self.replacements > self.MAX_REPLACEMENTS:
             raise RuntimeError(f"workers keep dying ({self.replacements} times): {exc}") from exc
-        print(f"\nworker {worker} died ({type(exc).__name__}); starting a new one",
-              file=sys.stderr, flush=True)
+        log.warning("worker %d died (%s); starting a new one", worker, type(exc).__name__)
         dead = self.workers[worker]
         self.workers[worker] = self._new_worker()
         # its other batch in flight died with it: send both again
@@ -223,8 +262,10 @@ class RayEngine(_Engine):
 
     def stop(self, abandon: bool = False) -> int:
         """Close every worker's bots (or, abandoning, kill the workers at once:
-        their bots see end of input and exit)."""
+        their bots die with them: bwrap's --die-with-parent)."""
         starts = 0
+        if self.ray is None:  # never started
+            return 0
         if not abandon:
             try:
                 starts = sum(self.ray.get([w.close.remote() for w in self.workers], timeout=60))
@@ -239,80 +280,103 @@ class RayEngine(_Engine):
 
 def run_league(league: League, store: Store, workers: int | None = None, engine: str = "ray",
                address: str | None = None, progress: Progress | None = None,
-               max_matches: int | None = None, concurrency: int = 1) -> RunSummary:
+               max_matches: int | None = None, concurrency: int = 1,
+               sandbox: Sandbox | None = None) -> RunSummary:
     """Play every scheduled match not yet stored. Ctrl-C (SIGINT) or SIGTERM
     stops cleanly: in-flight batches finish and are stored, bots are closed.
     ``workers`` defaults to the CPUs of the cluster (Ray) or 1 (inline)."""
     started = time.perf_counter()
+    sandbox = sandbox or Sandbox()
+    sandbox.check()
+    if league.seed is None:
+        league.secret = store.league_secret(league.name)
     scheduled = league.size()
     store.register_league(league.config(), scheduled)
     for name, spec in league.specs.items():
-        store.register_bot(league.bot_id(name), name, league.versions[name],
+        store.register_bot(league.bot_id(name), name, league.bundles[name].version,
                            str(spec.manifest), spec.command)
-    run_id = store.start_run(league.name, workers)
-    skipped = [0]
-    pending = _pending(league, store, skipped)
+    pending = _Pending(league, store)
+    matches: Iterable[ScheduledMatch] = pending
     if max_matches is not None:
-        pending = itertools.islice(pending, max_matches)
-    batches = _batches(pending, league, max(BATCH_SIZE, 2 * concurrency))
-    runner: _Engine = (RayEngine(league, address, concurrency) if engine == "ray"
-                       else InlineEngine(league, concurrency))
+        matches = itertools.islice(pending, max_matches)
+    batches = _batches(matches, league, max(BATCH_SIZE, 2 * concurrency))
+    first = next(batches, None)
+    if first is None:  # nothing to play: no engine, no workers
+        return RunSummary(scheduled, pending.skipped, 0, 0, 0, time.perf_counter() - started, False)
+    batches = itertools.chain([first], batches)
+    setup = WorkerSetup.of(league, sandbox, concurrency)
+    runner: Engine = RayEngine(setup, address) if engine == "ray" else InlineEngine(setup)
+    run_id = store.start_run(league.name, workers or 0)
+    state = _RunState()
     stop = _StopFlag()
-    played = faulted = starts = errors = 0
-    state = "finished"
-    schedules: dict[str, ScheduledMatch] = {}
     try:
         with stop.catching():
             workers = runner.start(workers)
+            state.startup_s = time.perf_counter() - started
             store.heartbeat(run_id, 0, 0, workers)
             for worker in range(workers):
                 for _ in range(BATCHES_IN_FLIGHT_PER_WORKER):
-                    if not _submit_next(runner, worker, batches, schedules, stop):
+                    if not _submit_next(runner, worker, batches, state.schedules, stop):
                         break
             while runner.in_flight():
                 worker, reply = runner.next_done()
-                for result in reply["results"]:
-                    scheduled_match = schedules.pop(result.match_id)
-                    if isinstance(result, MatchError):
-                        errors += 1
-                        print(f"\nharness error in match {result.match_id} (not stored; a later "
-                              f"run retries it):\n{result.traceback}", file=sys.stderr, flush=True)
-                        continue
-                    if store.save_match(league.name, scheduled_match.deal,
-                                        scheduled_match.seats, result, run_id):
-                        played += 1
-                        faulted += any(result.faults)
-                store.heartbeat(run_id, len(schedules), played)
+                state.collect(reply, league, store, run_id)
+                store.heartbeat(run_id, len(state.schedules), state.played)
                 if progress:
-                    progress(skipped[0] + played, scheduled, faulted,
-                             time.perf_counter() - started)
-                _submit_next(runner, worker, batches, schedules, stop)
+                    progress(pending.skipped + state.played, scheduled, state.faulted,
+                             time.perf_counter() - started - state.startup_s)
+                _submit_next(runner, worker, batches, state.schedules, stop)
             stop.drained = True
         if stop.raised:
-            state = "interrupted"
+            state.outcome = "interrupted"
     except KeyboardInterrupt:  # a second Ctrl-C: abandon what is in flight
-        state = "interrupted"
+        state.outcome = "interrupted"
     except BaseException:
-        state = "failed"
+        state.outcome = "failed"
         raise
     finally:
-        starts = (runner.stop(abandon=state != "finished" and not stop.drained)
-                  if hasattr(runner, "workers") else 0)
-        store.finish_run(run_id, state)
+        starts = runner.stop(abandon=state.outcome != "finished" and not stop.drained)
+        store.finish_run(run_id, state.outcome)
     # what the lazy scan did not reach yet (a stop) is not known to be done
-    return RunSummary(scheduled, skipped[0], played, faulted, starts,
-                      time.perf_counter() - started, state == "interrupted", errors)
+    return RunSummary(scheduled, pending.skipped, state.played, state.faulted, starts,
+                      time.perf_counter() - started, state.outcome == "interrupted",
+                      state.errors, state.startup_s)
 
 
-def _submit_next(runner: _Engine, worker: int, batches, schedules: dict, stop: "_StopFlag") -> bool:
+@dataclass
+class _RunState:
+    """What one run has collected so far."""
+
+    played: int = 0
+    faulted: int = 0
+    errors: int = 0
+    startup_s: float = 0.0
+    outcome: str = "finished"
+    schedules: dict[str, ScheduledMatch] = field(default_factory=dict)
+
+    def collect(self, reply: BatchReply, league: League, store: Store, run_id: int) -> None:
+        for result in reply.results:
+            scheduled = self.schedules.pop(result.match_id)
+            if isinstance(result, MatchError):
+                self.errors += 1
+                log.error("harness error in match %s (not stored; a later run retries it):\n%s",
+                          result.match_id, result.traceback)
+                continue
+            if store.save_match(league.name, scheduled.deal, scheduled.seats, result, run_id):
+                self.played += 1
+                self.faulted += any(result.faults)
+
+
+def _submit_next(runner: Engine, worker: int,
+                 batches: Iterator[list[tuple[BatchItem, ScheduledMatch]]],
+                 schedules: dict[str, ScheduledMatch], stop: "_StopFlag") -> bool:
     if stop.raised:
         return False
-    try:
-        batch, by_id = next(batches)
-    except StopIteration:
+    pairs = next(batches, None)
+    if pairs is None:
         return False
-    schedules.update(by_id)
-    runner.submit(worker, batch)
+    schedules.update((item.match_id, scheduled) for item, scheduled in pairs)
+    runner.submit(worker, [item for item, _ in pairs])
     return True
 
 
@@ -328,8 +392,7 @@ class _StopFlag:
         if self.raised:  # a second Ctrl-C: stop now, the stored results are safe
             raise KeyboardInterrupt
         self.raised = True
-        print("\nstopping: finishing the matches in flight (Ctrl-C again to abandon them)",
-              file=sys.stderr, flush=True)
+        log.warning("stopping: finishing the matches in flight (Ctrl-C again to abandon them)")
 
     @contextlib.contextmanager
     def catching(self) -> Iterator[None]:

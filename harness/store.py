@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import secrets
 import socket
 import time
 from collections.abc import Iterable, Iterator, Sequence
@@ -19,12 +20,15 @@ from typing import Any
 
 import sqlite_utils
 
-from harness.match import MatchResult
+from harness.match import MatchResult  # noqa: TC001 (issue 14 moves it)
 
 
 class Store:
     def __init__(self, path: Path | str) -> None:
         self.path = Path(path)
+        if not self.path.exists():
+            # results are nobody else's business, bots' least of all
+            self.path.touch(mode=0o600)
         self.db = sqlite_utils.Database(self.path)
         self.db.execute("PRAGMA journal_mode=WAL")
         self.db.execute("PRAGMA synchronous=NORMAL")
@@ -62,6 +66,8 @@ class Store:
                 "games": int, "avg_score": float, "avg_rank": float, "faults": int,
                 "computed_at": float,
             }, pk=("league", "bot"))
+        if "league_keys" not in db.table_names():
+            db["league_keys"].create({"league": str, "key": str, "created_at": float}, pk="league")
         if "runs" not in db.table_names():
             db["runs"].create({
                 "id": int, "league": str, "pid": int, "host": str, "started_at": float,
@@ -80,6 +86,17 @@ class Store:
             self.db["leagues"].update(config["name"], row)
         else:
             self.db["leagues"].insert({**row, "created_at": now})
+
+    def league_secret(self, league: str) -> str:
+        """The league's secret deal key, made on first use and kept here: the
+        results file is out of every bot's reach, so no bot can compute a deal."""
+        with self.db.conn:
+            row = self.db.execute("SELECT key FROM league_keys WHERE league = ?", [league]).fetchone()
+            if row:
+                return str(row[0])
+            key = secrets.token_hex(32)
+            self._insert("league_keys", {"league": league, "key": key, "created_at": time.time()})
+        return key
 
     def register_bot(self, bot_id: str, name: str, version: str, manifest: str,
                      command: Sequence[str]) -> None:

@@ -85,3 +85,110 @@ def test_end_returns_client_to_ready():
     client.choose({}, ["a"], 0, 1.0)
     client.end_match({"scores": [1]})
     assert client.state is BotState.READY and client.matches_played == 1
+
+
+# ---- the reader: no reply can break it ------------------------------------------
+import msgpack  # noqa: E402
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+from harness.botproc import (  # noqa: E402
+    MAX_REPLY_BYTES,
+    BotError,
+    ReplyReader,
+)
+
+LEGAL = [(1, "x"), (2, "y"), 3, "pass"]
+
+scalars = st.none() | st.booleans() | st.integers(-2**63, 2**64 - 1) | st.floats() | \
+    st.text(max_size=20) | st.binary(max_size=20)
+keys = st.text(max_size=8) | st.integers(-5, 5) | st.binary(max_size=4) | st.none() | \
+    st.tuples(st.integers(0, 3))
+values = st.recursive(
+    scalars, lambda inner: st.lists(inner, max_size=5) | st.dictionaries(keys, inner, max_size=5),
+    max_leaves=30)
+replies = st.fixed_dictionaries(
+    {"type": st.sampled_from(["action", "hello", 1, None])},
+    optional={"index": values | st.integers(-3, 6), "action": values | st.sampled_from(LEGAL),
+              "decision": values | st.just(0)}) | values
+
+
+def choose_from_bytes(data: bytes):
+    client = ready_client(data)
+    try:
+        index = client.choose({}, LEGAL, 0, 1.0)
+    except BotError as error:
+        assert client.state is BotState.FAULTED
+        return error
+    assert 0 <= index < len(LEGAL)
+    return index
+
+
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.binary(max_size=300))
+def test_arbitrary_bytes_give_an_action_or_a_fault(data):
+    choose_from_bytes(data)
+
+
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(replies)
+def test_arbitrary_msgpack_values_give_an_action_or_a_fault(reply):
+    try:
+        data = msgpack.packb(reply)
+    except (TypeError, ValueError, OverflowError):
+        return  # not representable in MessagePack at all
+    choose_from_bytes(data)
+
+
+@given(st.integers(0, 10_000))
+@settings(max_examples=50, deadline=None)
+def test_deep_nesting_is_a_fault_not_a_crash(depth):
+    outcome = choose_from_bytes(b"\x91" * depth + b"\x00")
+    assert isinstance(outcome, BotBadMessage)
+
+
+def test_caps_bound_what_one_reply_may_cost():
+    reader = ReplyReader()
+    with pytest.raises(BotBadMessage, match="larger than the protocol allows"):
+        reader.feed(b"\x80" * (MAX_REPLY_BYTES + 1))
+    reader = ReplyReader()
+    reader.feed(b"\xdd\x00\x3d\x09\x00" + b"\x80" * 1000)  # array32 of 4M empty maps
+    with pytest.raises(BotBadMessage):
+        reader.next_message()
+
+
+def test_non_string_keys_are_a_bad_message_not_a_type_error():
+    data = b"\x83\xa4type\xa6action\xa5index\x00\x91\x00\x00"  # {..., [0]: 0}
+    assert isinstance(choose_from_bytes(data), BotBadMessage)
+
+
+def test_index_and_action_together_are_a_bad_message():
+    outcome = choose_from_bytes(msgpack.packb({"type": "action", "index": 0, "action": [1, "x"]}))
+    assert isinstance(outcome, BotBadMessage) and "not both" in outcome.detail
+
+
+def test_answering_by_value_works_for_array_actions():
+    assert choose_from_bytes(msgpack.packb({"type": "action", "action": [2, "y"]})) == 1
+    assert choose_from_bytes(msgpack.packb({"type": "action", "action": 3})) == 2
+    assert isinstance(choose_from_bytes(msgpack.packb({"type": "action", "action": [2]})),
+                      BotIllegalAction)
+    assert isinstance(choose_from_bytes(msgpack.packb({"type": "action", "action": True})),
+                      BotIllegalAction)
+
+
+def test_a_reply_for_another_decision_is_stale():
+    client = ready_client({"type": "action", "index": 0, "decision": 4})
+    with pytest.raises(BotBadMessage, match="stale"):
+        client.choose({}, LEGAL, 5, 1.0)
+
+
+def test_two_messages_for_one_request_are_a_bad_message():
+    one = msgpack.packb({"type": "action", "index": 0})
+    assert isinstance(choose_from_bytes(one + one), BotBadMessage)
+
+
+def test_text_on_stdout_is_named_as_such():
+    outcome = choose_from_bytes(b"thinking...\n")
+    assert isinstance(outcome, BotBadMessage)
+    assert "your bot wrote text to stdout: 'thinking...\\n'" in outcome.detail
+    assert "logs go to stderr" in outcome.detail

@@ -237,10 +237,10 @@ def test_a_harness_error_in_one_match_does_not_end_the_run(tmp_path, monkeypatch
     doomed = next(league.schedule()).match_id
     real_run_match = runner.run_match
 
-    def sometimes_broken(game, seed, names, pool, limits, match_id, *args):
+    def sometimes_broken(game, seed, names, pool, match_id, *args):
         if match_id == doomed:
             raise RuntimeError("engine bug")
-        return real_run_match(game, seed, names, pool, limits, match_id, *args)
+        return real_run_match(game, seed, names, pool, match_id, *args)
 
     monkeypatch.setattr(runner, "run_match", sometimes_broken)
     store = Store(tmp_path / "r.db")

@@ -42,7 +42,7 @@ def descendants() -> set[int]:
 def test_fault_is_recorded_and_match_finishes(pool, bot, kind):
     before = descendants()
     started = time.monotonic()
-    result = run_match("limit", 7, ["random", bot, "heuristic"], pool, LIMITS, "fault-test")
+    result = run_match("limit", 7, ["random", bot, "heuristic"], pool, "fault-test")
     assert time.monotonic() - started < 15
     fault = result.faults[1]
     assert fault is not None and fault.kind == kind, fault
@@ -60,30 +60,32 @@ def test_fault_is_recorded_and_match_finishes(pool, bot, kind):
     assert descendants() - before == set(), "bot processes left behind"
 
 
-def test_faulted_bot_children_are_killed_with_the_group(pool, tmp_path, monkeypatch):
-    pid_file = tmp_path / "child.pid"
-    monkeypatch.setenv("FAULTY_CHILD_PID_FILE", str(pid_file))
+def marked_children() -> list[psutil.Process]:
+    return [p for p in psutil.process_iter(["cmdline"])
+            if "faulty-spawned-child" in (p.info["cmdline"] or [])]
+
+
+def test_faulted_bot_children_are_killed_with_the_group(pool):
     result = run_match("limit", 3, ["faulty_spawn_and_sleep", "random", "random"], pool,
-                       LIMITS, "spawn-test")
+                        "spawn-test")
     assert result.faults[0].kind == "timeout"
-    child = int(pid_file.read_text())
     deadline = time.monotonic() + 5
-    while psutil.pid_exists(child) and psutil.Process(child).status() != psutil.STATUS_ZOMBIE:
-        assert time.monotonic() < deadline, "the bot's child survived the kill"
+    while marked_children() and time.monotonic() < deadline:
         time.sleep(0.05)
+    assert not marked_children(), "the faulted bot's child outlived it"
 
 
 def test_faulted_process_is_replaced_and_healthy_ones_reused(pool):
     for match in range(3):
-        run_match("limit", match, ["random", "faulty_exit", "heuristic"], pool, LIMITS, f"m{match}")
+        run_match("limit", match, ["random", "faulty_exit", "heuristic"], pool, f"m{match}")
     assert pool.starts["random"] == 1, "a healthy bot process plays many matches"
     assert pool.starts["heuristic"] == 1
     assert pool.starts["faulty_exit"] == 3, "a faulted process is replaced for the next match"
 
 
 def test_same_seed_same_bots_same_match(pool):
-    first = run_match("limit", 11, ["random", "heuristic", "random"], pool, LIMITS, "same")
-    second = run_match("limit", 11, ["random", "heuristic", "random"], pool, LIMITS, "same")
+    first = run_match("limit", 11, ["random", "heuristic", "random"], pool, "same")
+    second = run_match("limit", 11, ["random", "heuristic", "random"], pool, "same")
     assert first.replay == second.replay
     assert first.scores == second.scores
 
@@ -94,7 +96,7 @@ def test_a_match_at_the_decision_cap_ends_scored_as_it_stands(pool, monkeypatch)
     from games.limit import Limit
 
     monkeypatch.setattr(Limit, "INFO", dataclasses.replace(Limit.INFO, max_decisions=25))
-    result = run_match("limit", 4, ["random", "heuristic", "random"], pool, LIMITS, "capped")
+    result = run_match("limit", 4, ["random", "heuristic", "random"], pool, "capped")
     assert result.capped and result.decisions == 25
     assert len(result.replay["actions"]) == 25
     game = Limit.new(3, 4)
@@ -112,13 +114,24 @@ def test_team_fault_ranks_the_whole_team_last():
     assert ranks_with_faults([2, 1, 3], set(), None) == [2, 1, 3]
 
 
-def test_the_start_message_tells_a_bot_its_seat_team_and_partner(pool, tmp_path, monkeypatch):
+def test_the_start_message_tells_a_bot_its_seat_team_and_partner(tmp_path):
+    """Unsandboxed, so that the bot can write what it was told where the test reads it."""
     import ast
 
+    from harness.sandbox import Sandbox
+
     record = tmp_path / "starts.txt"
-    monkeypatch.setenv("RECORD_START_FILE", str(record))
+    (tmp_path / "recorder.toml").write_text(
+        f'name = "faulty_record_start"\ncommand = ["{{python}}", "faulty.py", "record_start"]\n'
+        f'cwd = "{FAULTY_DIR.resolve()}"\nfiles = ["faulty.py"]\n'
+        f'[env]\nRECORD_START_FILE = "{record}"\n')
+    specs = discover([tmp_path])
+    recording_pool = BotPool(specs, LIMITS, Sandbox("none"))
     bots = ["faulty_record_start", "random", "random", "random"]
-    result = run_match("tenos_square", 2, bots, pool, LIMITS, "team-start")
+    try:
+        result = run_match("tenos_square", 2, bots, recording_pool, "team-start")
+    finally:
+        recording_pool.close()
     assert result.faults == [None] * 4
     start = ast.literal_eval(record.read_text().splitlines()[0])
     assert start["game"] == "tenos_square" and start["seat"] == 0 and start["players"] == 4

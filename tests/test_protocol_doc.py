@@ -28,7 +28,7 @@ def test_the_documented_example_bot_plays_without_faults(tmp_path):
     pool = BotPool(specs, limits)
     try:
         for game in ("limit", "tateyoko"):
-            result = run_match(game, 1, ["first", "random", "random"], pool, limits, f"doc-{game}")
+            result = run_match(game, 1, ["first", "random", "random"], pool, f"doc-{game}")
             assert result.faults == [None, None, None]
             assert not result.capped
         assert pool.starts["first"] == 1, "one process played both matches"
@@ -53,7 +53,7 @@ def test_a_javascript_bot_plays_every_game_through_the_protocol():
         for game in implemented_games():
             players = get_game(game).INFO.player_counts()[0]
             bots = ["js_random"] + ["random"] * (players - 1)
-            result = run_match(game, 5, bots, pool, limits, f"js-{game}")
+            result = run_match(game, 5, bots, pool, f"js-{game}")
             assert result.faults[0] is None, (game, result.faults[0])
             assert not result.capped
         assert pool.starts["js_random"] == 1, "one node process played every game"

@@ -58,10 +58,11 @@ function decode(buf, pos) {
 function encode(value) {
   // Only what the replies need: maps of short strings and small ints.
   if (typeof value === "number") {
-    if (!Number.isInteger(value) || value < 0 || value > 0xffff) throw new Error("int out of range");
+    if (!Number.isInteger(value) || value < 0 || value > 0xffffffff) throw new Error("int out of range");
     if (value <= 0x7f) return Buffer.from([value]);
     if (value <= 0xff) return Buffer.from([0xcc, value]);
-    return Buffer.from([0xcd, value >> 8, value & 0xff]);
+    if (value <= 0xffff) return Buffer.from([0xcd, value >> 8, value & 0xff]);
+    const b = Buffer.alloc(5); b[0] = 0xce; b.writeUInt32BE(value, 1); return b;
   }
   if (typeof value === "string") {
     const bytes = Buffer.from(value, "utf8");
@@ -87,7 +88,8 @@ function handle(msg) {
       seed = 7;
       for (const ch of String(msg.match_id) + ":" + msg.seat) seed = (Math.imul(seed, 31) + ch.charCodeAt(0)) >>> 0;
       return null;
-    case "act": return { type: "action", index: Math.floor(random() * msg.legal.length) };
+    // echo the decision, so that a late reply can never answer a later question
+    case "act": return { type: "action", index: Math.floor(random() * msg.legal.length), decision: msg.decision };
     case "quit": process.exit(0);
   }
   return null;  // "end" and anything new: no reply

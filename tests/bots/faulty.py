@@ -57,9 +57,8 @@ while True:
             elif mode == "out_of_range":
                 send({"type": "action", "index": len(message["legal"]) + 5})
             elif mode == "spawn_and_sleep":
-                child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(120)"])
-                with open(os.environ["FAULTY_CHILD_PID_FILE"], "w") as f:
-                    f.write(str(child.pid))
+                subprocess.Popen([sys.executable, "-c", "import time; time.sleep(120)",
+                                  "faulty-spawned-child"])
                 time.sleep(60)
         elif kind == "quit":
             sys.exit(0)

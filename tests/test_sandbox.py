@@ -1,0 +1,232 @@
+"""The sandbox's parts: bot bundles and their cache, limits in league files,
+secret deals, the isolation a sandboxed process really gets, and `doctor`."""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import time
+from pathlib import Path
+
+import msgpack
+import pytest
+from typer.testing import CliRunner
+
+from harness.catalog import BotCache, ManifestError, load_manifest
+from harness.cli import app
+from harness.league import LeagueFileError, load_league
+from harness.sandbox import ResourceLimits, Sandbox, probe
+from harness.store import Store
+
+ROOT = Path(__file__).resolve().parent.parent
+needs_bwrap = pytest.mark.skipif(not probe().bwrap_works,
+                                 reason=f"SANDBOX UNAVAILABLE: {probe().bwrap_problem}")
+
+
+def manifest(directory: Path, body: str, name: str = "b") -> Path:
+    path = directory / f"{name}.toml"
+    path.write_text(f'name = "{name}"\ncommand = ["{{python}}", "bot.py"]\n{body}')
+    return path
+
+
+# ---- bundles and the cache --------------------------------------------------------
+def test_a_bundle_holds_exactly_the_listed_files_and_its_version_names_them(tmp_path):
+    (tmp_path / "bot.py").write_text("print(1)\n")
+    (tmp_path / "weights.bin").write_bytes(b"\x00\x01")
+    (tmp_path / "notes.txt").write_text("not part of the bot")
+    spec = load_manifest(manifest(tmp_path, 'files = ["bot.py", "*.bin"]\n'))
+    bundle = spec.bundle()
+    assert [f[0] for f in bundle.files] == ["bot.py", "weights.bin"]
+    (tmp_path / "notes.txt").write_text("changed, but not listed")
+    assert spec.bundle().version == bundle.version
+    (tmp_path / "weights.bin").write_bytes(b"\x00\x02")
+    assert spec.bundle().version != bundle.version
+
+
+def test_a_link_out_of_the_bot_directory_is_refused(tmp_path):
+    secret = tmp_path / "secret.txt"
+    secret.write_text("harness secret")
+    bot = tmp_path / "bot"
+    bot.mkdir()
+    (bot / "bot.py").write_text("")
+    (bot / "steal.txt").symlink_to(secret)
+    spec = load_manifest(manifest(bot, ""))
+    with pytest.raises(ManifestError, match="outside the bot's directory"):
+        spec.bundle()
+    spec = load_manifest(manifest(bot, 'files = ["../secret.txt"]\n', "c"))
+    with pytest.raises(ManifestError, match="outside"):
+        spec.bundle()
+
+
+def test_the_cache_materialises_a_version_once_read_only(tmp_path):
+    (tmp_path / "bot.py").write_text("x = 1\n")
+    (tmp_path / "run.sh").write_text("#!/bin/sh\n")
+    (tmp_path / "run.sh").chmod(0o755)
+    bundle = load_manifest(manifest(tmp_path, 'files = ["bot.py", "run.sh"]\n')).bundle()
+    cache = BotCache(tmp_path / "cache")
+    first = cache.materialise("b", bundle)
+    assert first.name == f"b-{bundle.version}"
+    assert (first / "bot.py").read_text() == "x = 1\n"
+    assert not os.access(first / "bot.py", os.W_OK) or os.geteuid() == 0
+    assert (first / "bot.py").stat().st_mode & 0o222 == 0
+    assert (first / "run.sh").stat().st_mode & 0o111
+    assert list((first / "__pycache__").glob("bot.*.pyc")), "Python files are compiled"
+    stamp = (first / "bot.py").stat().st_mtime_ns
+    assert cache.materialise("b", bundle) == first
+    assert (first / "bot.py").stat().st_mtime_ns == stamp
+
+
+def test_the_heuristic_version_covers_the_engines_it_imports():
+    from harness.catalog import resolve
+
+    files = [f[0] for f in resolve("heuristic").bundle().files]
+    assert "games/limit.py" in files and "bots/heuristics/limit.py" in files
+
+
+# ---- league files: limits and seeds ----------------------------------------------------
+LEAGUE = 'name = "s"\ngame = "limit"\nbots = ["random", "heuristic"]\nplayers = 3\ndeals = 3\n'
+
+
+def test_limits_come_from_the_league_file(tmp_path):
+    path = tmp_path / "l.toml"
+    path.write_text(LEAGUE + "[limits]\nmemory_mb = 300\ncpu_s = 5\nprocesses = 9\n"
+                             "file_mb = 2\nopen_files = 40\ndecision_ms = 700\n")
+    limits = load_league(str(path)).limits
+    assert limits.resources == ResourceLimits(memory_mb=300, cpu_s=5, processes=9, file_mb=2,
+                                              open_files=40)
+    assert limits.for_bot()["decision_ms"] == 700 and limits.for_bot()["memory_mb"] == 300
+    path.write_text(LEAGUE + "[limits]\nmemory = 300\n")
+    with pytest.raises(LeagueFileError, match="limits.memory .*known: decision_ms"):
+        load_league(str(path))
+    path.write_text(LEAGUE + "[limits]\nprocesses = 0\n")
+    with pytest.raises(LeagueFileError, match="processes"):
+        load_league(str(path))
+
+
+def test_deals_are_secret_per_database_and_stable_across_resumes(tmp_path):
+    path = tmp_path / "l.toml"
+    path.write_text(LEAGUE)
+    league = load_league(str(path))
+    assert league.seed is None
+    with pytest.raises(LeagueFileError, match="no public seed"):
+        league.deal_seed(0)
+    key = Store(tmp_path / "a.db").league_secret("s")
+    assert Store(tmp_path / "a.db").league_secret("s") == key, "a resume gets the same deals"
+    assert Store(tmp_path / "b.db").league_secret("s") != key
+    league.secret = key
+    seeds = [league.deal_seed(d) for d in range(3)]
+    ids = [m.match_id for m in league.schedule()]
+    public = load_league(str(path))
+    public.seed = 0
+    assert seeds != [public.deal_seed(d) for d in range(3)]
+    public.secret, public.seed = key, None
+    assert [m.match_id for m in public.schedule()] == ids, "IDs do not depend on the deal"
+    assert (tmp_path / "a.db").stat().st_mode & 0o077 == 0, "results are private"
+
+
+def test_a_public_seed_gives_the_same_deals_everywhere(tmp_path):
+    path = tmp_path / "l.toml"
+    path.write_text(LEAGUE + "seed = 4\n")
+    assert [load_league(str(path)).deal_seed(d) for d in range(3)] == \
+        [load_league(str(path)).deal_seed(d) for d in range(3)]
+
+
+def test_play_ids_say_nothing_of_the_seed_yet_repeat(tmp_path, monkeypatch):
+    from harness.league import play_match_id
+
+    bots = ["random", "heuristic", "random"]
+    first = play_match_id("limit", 7, bots)
+    assert first == play_match_id("limit", 7, bots) != play_match_id("limit", 8, bots)
+    # keyed by a secret of this machine: elsewhere the same seed gives another ID
+    monkeypatch.setenv("LEAGUE_CACHE_DIR", str(tmp_path / "elsewhere" / "bots"))
+    assert play_match_id("limit", 7, bots) != first
+
+
+# ---- a sandboxed process, really ----------------------------------------------------------
+PROBE_BOT = '''
+import json, os, socket, sys
+report = {"pid": os.getpid(), "uid": os.getuid(), "cwd": os.getcwd(), "env": dict(os.environ),
+          "procs": sorted(p for p in os.listdir("/proc") if p.isdigit()),
+          "root": sorted(os.listdir("/")), "bot_files": sorted(os.listdir("."))}
+try:
+    open("/bot/new.txt", "w")
+    report["bot_writable"] = True
+except OSError:
+    report["bot_writable"] = False
+open("/tmp/scratch", "w").write("mine")
+report["repo_visible"] = os.path.exists(sys.argv[2])
+try:
+    socket.create_connection(("127.0.0.1", int(sys.argv[1])), timeout=0.5)
+    report["loopback"] = True
+except OSError:
+    report["loopback"] = False
+sys.stderr.write(json.dumps(report))
+'''
+
+
+@needs_bwrap
+def test_a_sandboxed_bot_sees_only_its_own_world(tmp_path):
+    import json
+    import socket
+
+    server = socket.socket()
+    server.bind(("127.0.0.1", 0))
+    server.listen()
+    port = server.getsockname()[1]
+    (tmp_path / "bot.py").write_text(PROBE_BOT)
+    spec = load_manifest(manifest(tmp_path, 'files = ["bot.py"]\n[env]\nMINE = "1"\n'))
+    os.environ["HARNESS_ONLY_SECRET"] = "x"
+    try:
+        bot_dir = BotCache(tmp_path / "cache").materialise("b", spec.bundle())
+        transport = Sandbox("bwrap").spawn(bot_dir, spec.argv() + [str(port), str(ROOT / "harness")],
+                                           spec.env,
+                                           ResourceLimits())
+        transport.process.wait(timeout=20)
+        report = json.loads(transport.stderr_tail(wait_s=2))
+        transport.close()
+    finally:
+        del os.environ["HARNESS_ONLY_SECRET"]
+        server.close()
+    assert report["pid"] == 1 and report["procs"] == ["1"], "no other process is visible"
+    assert report["uid"] != 0
+    assert report["cwd"] == "/bot" and "bot.py" in report["bot_files"]
+    assert report["bot_writable"] is False
+    assert report["loopback"] is False, "the host's loopback must be out of reach"
+    assert set(report["env"]) <= {"PATH", "HOME", "TMPDIR", "LANG", "MINE", "PWD", "LC_CTYPE"}
+    assert report["env"]["MINE"] == "1"
+    assert report["repo_visible"] is False, "the harness's source must be out of reach"
+    assert not (tmp_path / "cache").joinpath("b-" + spec.bundle().version, "new.txt").exists()
+
+
+@needs_bwrap
+def test_a_sandbox_refuses_nothing_it_needs_to_run_the_reference_bots(tmp_path):
+    from harness.catalog import discover
+    from harness.match import BotPool, Limits, run_match
+
+    specs = discover()
+    pool = BotPool({n: specs[n] for n in ("random", "heuristic", "js_random")}, Limits(),
+                   Sandbox("bwrap"), cache=BotCache(tmp_path / "cache"))
+    try:
+        result = run_match("target", 3, ["random", "heuristic", "js_random"], pool, "m1")
+    finally:
+        pool.close()
+    assert result.faults == [None, None, None]
+
+
+def test_an_unknown_sandbox_is_refused():
+    with pytest.raises(ValueError, match="unknown sandbox 'docker'"):
+        Sandbox("docker")
+
+
+def test_doctor_says_what_isolation_works():
+    result = CliRunner().invoke(app, ["doctor"])
+    if probe().bwrap_works:
+        assert result.exit_code == 0 and "bubblewrap" in result.stdout and "works" in result.stdout
+    else:
+        assert result.exit_code == 1 and "UNAVAILABLE" in result.stdout
+
+
+def test_play_without_a_sandbox_warns(tmp_path):
+    result = CliRunner().invoke(app, ["play", "target", "random", "random", "--sandbox", "none"])
+    assert result.exit_code == 0
+    assert "--sandbox none" in result.stderr and "trust" in result.stderr
