@@ -30,7 +30,7 @@ bench: $(STAMP)
 	$(BIN)/python -m harness.bench
 
 golden: $(STAMP)
-	$(BIN)/python -m games.playthrough --write
+	$(BIN)/python -m games.playthrough --write --dir tests/golden
 
 clean:
 	rm -rf $(VENV) results.db .pytest_cache

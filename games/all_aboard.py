@@ -70,6 +70,11 @@ Rulings made here (the seed and RULINGS.md are silent)
   a swap as a last resort). Other inferences from history are not kept
   (e.g. "they passed, so they held no playable card", "they drew this card
   last turn").
+* Flow: passes and the end of a chain follow from the hands, but RULINGS
+  makes them compulsory (play while you can, pass only without a legal
+  card, lay every card of a red suit), so at the table they show just as
+  much; they are declared in ``REVEALS``. A player with a single legal
+  card is still asked.
 
 Actions
 -------
@@ -144,6 +149,13 @@ class AllAboard(Game):
         max_decisions=2000,
         seed_ref="seed 003 §07",
     )
+    REVEALS = {
+        "forced play": "RULINGS: a player plays on while they can, passes only "
+        "with no legal card and a red-suit play lays every card of that suit; so "
+        "who plays next, the passes and the cards laid show what the hands can play "
+        "(and a player sees the cards they draw when their turn comes)",
+        "round scored": "the round's score counts every hand's red cards",
+    }
 
     def setup(self) -> None:
         n = self.num_players
@@ -298,6 +310,16 @@ class AllAboard(Game):
             "scores": list(self.total),
             "last_round": list(self.last_round_points),
         }
+
+    def reveals(self, action: Action, player: int) -> tuple | None:
+        """The rules force the flow here (see REVEALS): who acts next, the
+        passes and the cards laid follow from the hands, as at the table."""
+        after = self._peek(action)
+        if after.round != self.round or after.over:
+            return ("round scored", tuple(after.last_round_points))
+        drawn = after.hands[player] if after.hands[player] != self.hands[player] else None
+        laid = tuple(after.played[len(self.played):])
+        return ("forced play", after.to_act, after.passes, laid, drawn and tuple(drawn))
 
     def scores(self) -> list[float]:
         if self.over:

@@ -23,6 +23,15 @@ Conventions every engine follows
   player (other hands, deck order, future dice...) sampled afresh from
   ``seed``; the new state's ``rng`` is reseeded from ``seed`` too, so future
   chance is not leaked.
+* The flow of the game (who acts next, how many decisions a turn takes, so
+  the decision counter the harness sends to every bot) depends only on what
+  every player may know. An engine never skips, adds or reorders a step
+  because of a hidden card: where the rules let a player stop at will, it
+  offers "stop" from public information even when the hand could not go on.
+  Where the rules themselves make hidden information public (a card turned
+  face up, hands scored, a forced pass), the engine declares it with
+  :meth:`Game.reveals` and :attr:`Game.REVEALS`; ``games.testing`` checks
+  the rest.
 """
 
 from __future__ import annotations
@@ -104,8 +113,9 @@ def normalize_action(value: Any) -> Action:
 
 
 def copy_rng(rng: random.Random) -> random.Random:
-    """An independent copy of a generator, cheaper than deepcopy."""
-    twin = random.Random()
+    """An independent copy of a generator, cheaper than deepcopy (and than
+    ``random.Random()``, which seeds itself from the OS before setstate)."""
+    twin = random.Random.__new__(random.Random)
     twin.setstate(rng.getstate())
     return twin
 
@@ -139,6 +149,12 @@ class Game(ABC):
     """One match of a game in progress."""
 
     INFO: ClassVar[GameInfo]
+    # Reveals the rules make: reason (as returned by ``reveals``) -> why the
+    # rules allow it. The flow-leak check refuses a reason not listed here.
+    REVEALS: ClassVar[dict[str, str]] = {}
+    # Observation keys that only describe the flow (whose turn, which kind of
+    # step): the flow-leak check compares what a player saw without them.
+    FLOW_KEYS: ClassVar[tuple[str, ...]] = ("current_player", "phase", "step")
 
     num_players: int
     rng: random.Random
@@ -218,6 +234,33 @@ class Game(ABC):
 
     def teams(self) -> tuple[tuple[int, ...], ...] | None:
         return self.INFO.teams(self.num_players)
+
+    def reveals(self, action: Action, player: int) -> tuple | None:
+        """What applying ``action`` now rightly shows ``player`` of information
+        hidden from them before, or None when it shows nothing hidden.
+
+        The flow-leak check (``games.testing.check_flow_leaks``) applies the
+        same action to states that ``player`` cannot tell apart and requires
+        the same observation, seat to act and decision count afterwards. Some
+        steps differ there by the rules, not by a leak: a deck card turned
+        face up, hands shown at scoring, a forced pass of a player who cannot
+        play. Declare those here: a tuple whose first item is a reason listed
+        in ``REVEALS`` and whose other items are what is shown (e.g.
+        ``("tile turned face up", name)``). The check compares two states
+        further only when their reveals are equal, so give exactly what the
+        rules show: naming more (a whole hand where only its penalty is
+        shown) leaves states uncompared and hides leaks from the check;
+        naming less makes it fail.
+        """
+        return None
+
+    def _peek(self, action: Action) -> "Game":
+        """A clone with ``action`` applied, narration off: a helper for
+        ``reveals`` (the step's public consequences, read off the result)."""
+        twin = self.clone()
+        twin.events = None
+        twin.apply_unchecked(action)
+        return twin
 
     # ---- copies and hidden information ----------------------------------
     def clone(self) -> "Game":

@@ -53,6 +53,10 @@ Rulings made here (the seed and RULINGS.md are silent)
 * ``scores()`` are the cumulative totals of finished rounds; a round in
   progress adds nothing until it is scored.
 * ``describe_action`` does not name the rank of a secret discard.
+* Flow: every discard, bid and play is asked, even with a single option, so
+  the seat to act and the decision counter never depend on a hidden hand,
+  except by dobon, which RULINGS makes a public event (declared in
+  ``REVEALS``).
 
 Redeal
 ------
@@ -172,6 +176,10 @@ class CatInTheBox(Game):
         max_decisions=2000,
         seed_ref="seed 001",
     )
+    REVEALS = {
+        "dobon": "RULINGS: a player to act with no legal play ends the round at "
+        "once, so everyone learns that their hand has no legal play",
+    }
     # Redeal draws at most this many shuffles before its constructive fallback.
     REDEAL_TRIES = 200
 
@@ -376,6 +384,14 @@ class CatInTheBox(Game):
             "last_round": None if self.last_round is None else list(self.last_round),
             "last_dobon": self.last_dobon,
         }
+
+    def reveals(self, action: Action, player: int) -> tuple | None:
+        """Dobon ends the round in public: the seat that could not play."""
+        after = self._peek(action)
+        round_ended = after.round != self.round or after.to_act < 0
+        if round_ended and after.last_dobon is not None:
+            return ("dobon", after.last_dobon)
+        return None
 
     def scores(self) -> list[float]:
         return list(self.total)

@@ -48,6 +48,9 @@ Rulings made here (the seed and RULINGS.md are silent)
   (the other hands and every draw pile, the player's own included) is
   reshuffled among the same slots. No inference from history is lost:
   nothing about hidden cards is ever revealed before they are played.
+* Flow: every turn asks "pass or a card", and whether a play's next step is
+  asked is decided from public facts only (see the run step above); nothing
+  the rules reveal changes it (``REVEALS`` is empty).
 
 Actions
 -------

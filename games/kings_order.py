@@ -52,6 +52,10 @@ Rulings made here (the seed and RULINGS.md are silent)
   the set-aside cards), keeping hand sizes. It does *not* keep inferences
   from history (e.g. "they discarded the left side of a 5, so they hold no
   card below 5", or "they had no 9 at either end").
+* Flow: the discard step is asked exactly when the played card lay in the
+  middle of the hand, which is public (above); the naming step is always
+  asked, even with a single candidate. What each step shows of a hand is
+  declared in ``REVEALS``.
 
 Actions
 -------
@@ -152,6 +156,12 @@ class KingsOrder(Game):
         max_decisions=3000,
         seed_ref="seed 003 §04",
     )
+    REVEALS = {
+        "position in hand": "ruling: where the played card lay in the sorted hand "
+        "is public (it decides the discard)",
+        "cards discarded": "the seed: the discarded side goes face up to the pile",
+        "cards handed over": "the seed: the named player hands the cards over face up",
+    }
 
     def setup(self) -> None:
         n = self.num_players
@@ -308,6 +318,17 @@ class KingsOrder(Game):
         if self.over:
             return [0] * self.num_players
         return list(self.round_pts)
+
+    def reveals(self, action: Action, player: int) -> tuple | None:
+        """Each step of a turn shows something of a hand (see REVEALS)."""
+        if self.phase == "name":
+            rank = rank_of(self.pending["card"])
+            _, handed, end = handover(self.hands[action[1]], rank)
+            return ("cards handed over", tuple(handed), end)
+        after = self._peek(action)
+        if self.phase == "play":
+            return ("position in hand", after.pending["left"], after.pending["right"])
+        return ("cards discarded", tuple(after.pending["discarded"]))
 
     def scores(self) -> list[float]:
         if self.over:

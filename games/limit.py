@@ -31,6 +31,10 @@ Rulings made here (the seed and RULINGS.md are silent)
   go on adding cards after the sum has passed the limit: judging happens
   only once the phase ends.
 * Standings: by total score; there is no tie-break, tied players share a rank.
+* Flow (nothing hidden decides it): a player is skipped only when they hold
+  no available card, which everyone sees (every hand is public); otherwise
+  "pass or a card" is always asked. A round's end turns the next limit card
+  up: the one reveal declared in ``REVEALS``.
 
 Actions
 -------
@@ -123,6 +127,9 @@ class Limit(Game):
         max_decisions=5000,
         seed_ref="seed 000",
     )
+    REVEALS = {
+        "limit card turned up": "the seed: each round reveals the next limit card",
+    }
 
     def setup(self) -> None:
         n = self.num_players
@@ -223,6 +230,14 @@ class Limit(Game):
             "last_round": list(self.last_round_points),
             "unrevealed_limits": sorted(card[0] for card in self.limit_deck),
         }
+
+    def reveals(self, action: Action, player: int) -> tuple | None:
+        """Only the limit deck is hidden; a round's end turns its next card up
+        (more than one when the next round ends at once)."""
+        after = self._peek(action)
+        if len(after.limit_deck) == len(self.limit_deck):
+            return None
+        return ("limit card turned up", tuple(self.limit_deck[len(after.limit_deck):]))
 
     def scores(self) -> list[float]:
         return list(self.total)

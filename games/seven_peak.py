@@ -72,6 +72,10 @@ Rulings made here (the seed and RULINGS.md are silent)
 * Cards taken from the area are public: every observation lists, per seat, the
   cards known to be in that hand ("known"), kept until that seat puts or plays
   a card of the same kind.
+* Flow: the "turn" step is asked even when only "pass" is possible, so the
+  others cannot tell whether the hand could play a set; every step of a
+  play is asked, and their number (N + 2) is public once the set is shown.
+  Nothing the rules reveal changes the flow (``REVEALS`` is empty).
 
 Action encoding
 ---------------

@@ -53,6 +53,9 @@ Rulings made here (the seed and RULINGS.md are silent)
   of inference from history: which public or own cards went into the deck
   at the last refill (those may be dealt back elsewhere in unknown slots);
   the observation does not track that either.
+* Flow: the discard step is asked until the player stops, has discarded 2
+  cards or has no card left (all public); choosing the target and playing
+  are always asked. A round's 3 revealed cards are declared in ``REVEALS``.
 
 Actions
 -------
@@ -121,6 +124,10 @@ class Target(Game):
         max_decisions=4000,
         seed_ref="seed 003 §08",
     )
+    REVEALS = {
+        "cards turned up": "RULINGS: each round the start player reveals 3 cards "
+        "from the deck",
+    }
 
     def setup(self) -> None:
         n = self.num_players
@@ -285,6 +292,13 @@ class Target(Game):
                 "winner": self.last_round["winner"],
             },
         }
+
+    def reveals(self, action: Action, player: int) -> tuple | None:
+        """A new round turns the deck's 3 top cards face up."""
+        after = self._peek(action)
+        if after.round != self.round and after.to_act >= 0:
+            return ("cards turned up", tuple(after.revealed))
+        return None
 
     def scores(self) -> list[float]:
         return [len(t) for t in self.targets]

@@ -31,12 +31,21 @@ Rulings made here (the seed and RULINGS.md are silent)
   the four neighbours of the first card); every later card continues in that
   direction, next to the previous one.
 * A turn ends when the player stops, when their hand is empty (the game
-  ends), or automatically when no card of their hand fits the next cell(s)
-  allowed by the line rule (so a forced "stop" is never asked).
+  ends), or by itself when *no card that is not already on the grid* fits
+  the next cell(s) allowed by the line rule: a fact everyone can see.
+  Otherwise the next step ("stop", or another card) is always offered, even
+  when the player holds no card that fits, in which case "stop" is the only
+  action. The rules let a player stop whenever they like, so at the table
+  nobody learns from the end of a turn whether the player could have gone
+  on; ending the turn by itself when the *hand* held no fitting card would
+  tell everyone so through the seat to act and the decision counter
+  (rules version 2; version 1 did that).
 * "Pass" resets nothing; any placement resets the passes-in-a-row count. A
   player may pass even when they could play. Pass is offered only as the
   first step of a turn.
 * Scores "as they stand" are the totals of the finished games only.
+* Nothing hidden is ever shown but each hand's penalty when a game is
+  scored (declared in ``REVEALS``).
 * Standings: by total score; there is no tie-break (tied players share a rank).
 * The seed's optional early stop (a penalty threshold such as -20) is not
   used: the match is always n games (RULINGS.md).
@@ -47,7 +56,8 @@ Rulings made here (the seed and RULINGS.md are silent)
 Actions
 -------
 * ``"pass"``: first step of a turn only (draws a card if the deck has any).
-* ``"stop"``: end the turn after at least one card was placed.
+* ``"stop"``: end the turn after at least one card was placed (offered
+  whenever a card not on the grid could still fit the line, see above).
 * ``(card, x, y)``: place ``card`` (TENNOS int, ``suit * 13 + rank - 1``) on
   cell (x, y). At the first step: any legal cell; later: the next cell(s)
   allowed by the line rule.
@@ -228,10 +238,14 @@ class Tateyoko(Game):
         title="Tateyoko",
         min_players=3,
         max_players=7,
-        rules_version="1",
+        rules_version="2",
         max_decisions=20000,
         seed_ref="seed 003 §03",
     )
+    REVEALS = {
+        "game scored": "RULINGS: at the end of a game every hand is scored, so its "
+        "penalty (largest suit x suits) becomes public",
+    }
 
     def setup(self) -> None:
         n = self.num_players
@@ -315,6 +329,16 @@ class Tateyoko(Game):
                     table.pop(cell, None)
         self._open_len = len(self.grid)
 
+    def _line_can_go_on(self) -> bool:
+        """Whether a card not yet on the grid fits a next cell of the line.
+        Judged from public information only, never from the hand: that would
+        tell the others whether the player holds such a card."""
+        table = self._open()
+        on_grid = set(self.grid.values())
+        return any(
+            c not in on_grid for cell in next_cells(self.turn) for c in table.get(cell, ())
+        )
+
     def _continuations(self) -> list[tuple[int, int, int]]:
         table = self._open()
         held = set(self.hands[self.to_act])
@@ -370,7 +394,7 @@ class Tateyoko(Game):
         self.passes = 0
         if not self.hands[seat]:
             self._end_game()
-        elif not self._continuations():
+        elif not self._line_can_go_on():
             self._end_turn()
 
     def observation(self, player: int) -> Observation:
@@ -394,6 +418,13 @@ class Tateyoko(Game):
 
     def scores(self) -> list[float]:
         return list(self.total)
+
+    def reveals(self, action: Action, player: int) -> tuple | None:
+        """The only step that shows hidden cards is the one ending a game."""
+        after = self._peek(action)
+        if after.game_index != self.game_index or after.to_act < 0:
+            return ("game scored", tuple(after.last_game_points))
+        return None
 
     def clone(self) -> "Tateyoko":
         twin = self._shallow_twin()

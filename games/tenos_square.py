@@ -70,6 +70,10 @@ Rulings made here (the seed and RULINGS.md are silent)
 * Tie-break "went out in the last deal" reads, while the game is running, as
   the most recent finished deal; before any deal has finished there is none.
 * Face-down cards left at the end of a deal are not revealed.
+* Flow: the steps not asked (the forced puts, the play from a one-card
+  hand, the exchange with fewer than 2 cards) depend only on hand sizes,
+  which are public; the cards they turn face up are shown by the rules and
+  declared in ``REVEALS``. Every step with a real choice is asked.
 
 Redeal: every card the player has not seen (the deck, every face-down row
 card including their own, other players' hands, other players' secret
@@ -198,6 +202,11 @@ class TenosSquare(Game):
         teams=tenos_square_teams,
         seed_ref="seed 003 §06",
     )
+    REVEALS = {
+        "cards turned face up": "the seed: the centre cards are turned face up, "
+        "exchanged cards are put face up, and a card played goes face up (with one "
+        "card in hand it is the card played, without a choice)",
+    }
 
     def setup(self) -> None:
         n = self.num_players
@@ -407,6 +416,15 @@ class TenosSquare(Game):
             "last_deal_points": None if self.deal_points is None else list(self.deal_points),
             "went_out": list(self.went_out),
         }
+
+    def reveals(self, action: Action, player: int) -> tuple | None:
+        """Cards that come face up by the rules: the centre when everyone has
+        put, a whole hand put in an exchange, the only card of a hand played."""
+        after = self._peek(action)
+        shown = (tuple(after.centre), after.playing, tuple(after.exchange_put))
+        if shown == (tuple(self.centre), self.playing, tuple(self.exchange_put)):
+            return None
+        return ("cards turned face up", *shown)
 
     def scores(self) -> list[float]:
         if self.num_players == 4:

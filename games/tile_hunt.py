@@ -61,6 +61,9 @@ Rulings made here (the seed and RULINGS.md are silent)
 * The reversal winner keeps their score as it is (the tile has no points);
   ``rank_keys`` puts them first. If a match is capped before its end, the
   tie-break uses the order of the round in progress.
+* Flow: only public things decide it (dice, tiles, scores, rerolls left);
+  the take step is always asked, since bonus chips are always allowed. The
+  face-down tile turned at an early turn's start is declared in ``REVEALS``.
 
 Actions
 -------
@@ -191,6 +194,10 @@ class TileHunt(Game):
         max_decisions=1000,
         seed_ref="seed 002",
     )
+    REVEALS = {
+        "tile turned face up": "RULINGS: each early-phase turn starts by turning "
+        "the next normal tile face up",
+    }
 
     def setup(self) -> None:
         n = self.num_players
@@ -387,6 +394,12 @@ class TileHunt(Game):
             "chip_supply": self.supply,
             "scores": self.scores_int(),
         }
+
+    def reveals(self, action: Action, player: int) -> tuple | None:
+        """Only the face-down tiles are hidden; the next turn may turn one up."""
+        after = self._peek(action)
+        turned = tuple(name for name in after.face_up if name not in self.face_up)
+        return ("tile turned face up", turned) if turned else None
 
     def scores(self) -> list[float]:
         return self.scores_int()

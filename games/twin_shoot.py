@@ -49,17 +49,21 @@ Rulings made here (the seed and RULINGS.md are silent)
   each player choosing their two bid cards in two steps (one card per step,
   any card of the hand each time).
 * The open-bid question goes first to the member of the last team who comes
-  first in seat order from the opening leader, then to the other member. If
-  the first member answers no, the bid is closed and the second member is
-  not asked (their answer could not change anything).
+  first in seat order from the opening leader, then to the other member.
+  The second member is *always* asked, even after a "no" (their answer then
+  changes nothing): skipping them would show every other team, through the
+  seat to act and the decision counter, what the first member answered,
+  which RULINGS lets only the partner see (rules version 2; version 1
+  skipped the question).
 * Both answers are seen by both members of the asked team. The other teams
-  see only the outcome (``open_team``) and, since the seat to act is public,
-  whether the second member was asked (i.e. the first said yes); when it is
-  open they see the open team's bid cards (and so their predicted tricks) for
-  the rest of the hand.
+  see only the outcome (``open_team``); when it is open they see the open
+  team's bid cards (and so their predicted tricks) for the rest of the hand.
 * Won tricks lie face down (seed), but every card played is seen when it is
   played, so the completed tricks of the hand stay in every observation
   (``tricks_played``): players may remember them.
+* Bid cards are shown only where the rules show them: to the partner
+  after bidding, to everyone for an open bid and at scoring (declared in
+  ``REVEALS``).
 * "Reaches 100" means a team total of 100 or more after the hand's scoring.
 * A hand always has exactly 10 tricks (12 cards - 2 bid cards).
 * Player counts: 4 or 6 (``only_counts=(4, 6)``); 5 is refused.
@@ -70,7 +74,8 @@ Actions
 -------
 * Bid phase: the card id (``games.tennos`` encoding, suit * 13 + rank - 1) to
   set aside, ascending order; two such steps per player.
-* Open-bid question: ``"open"`` (yes) or ``"closed"`` (no), in that order.
+* Open-bid question: ``"open"`` (yes) or ``"closed"`` (no), in that order,
+  asked of both members of the last team (see above).
 * Play phase: the card id to play, ascending order (only legal cards).
 
 Observation layout
@@ -102,7 +107,9 @@ Redeal: every card not seen by the player (other players' hands, the bid
 cards of players other than the player, their partner after bidding, and an
 open team) is shuffled among the same slots with the same sizes. Inferences
 from play (a player who did not follow holds no card of the led suit/rank) are
-not kept.
+not kept. While the second member of the asked team is to answer, the first
+member's answer is resampled (yes or no, even odds) for a player of another
+team, who cannot see it.
 """
 
 from __future__ import annotations
@@ -233,12 +240,18 @@ class TwinShoot(Game):
         title="Twin Shoot",
         min_players=4,
         max_players=6,
-        rules_version="1",
+        rules_version="2",
         max_decisions=5000,
         teams=twin_shoot_teams,
         seed_ref="seed 003 §05",
         only_counts=(4, 6),
     )
+    REVEALS = {
+        "partner's bid shown": "RULINGS: once everyone has bid, each player sees "
+        "their partner's bid cards",
+        "open bid shown": "RULINGS: an open team's bid cards are turned face up",
+        "hand scored": "all bid cards are revealed when the hand is scored",
+    }
 
     def setup(self) -> None:
         n = self.num_players
@@ -377,12 +390,12 @@ class TwinShoot(Game):
                     self.to_act = self.bid_order[self.bid_turn]
             return
         if self.phase == "open":
-            yes = action == OPEN
-            self.open_answers[seat] = yes
-            if seat == self.open_askees[0] and yes:
+            self.open_answers[seat] = action == OPEN
+            if seat == self.open_askees[0]:
+                # always ask the second member: see "Rulings" (rules version 2)
                 self.to_act = self.open_askees[1]
                 return
-            if yes:
+            if all(self.open_answers[s] for s in self.open_askees):
                 self.open_team = self.open_question_team
                 self.narrate(f"team {self.open_team} bids open: {self.bid_cards[2 * self.open_team]} "
                              f"{self.bid_cards[2 * self.open_team + 1]}")
@@ -453,6 +466,19 @@ class TwinShoot(Game):
     def scores(self) -> list[float]:
         return [self.team_total[s // 2] for s in range(self.num_players)]
 
+    def reveals(self, action: Action, player: int) -> tuple | None:
+        """Bid cards shown by the rules: to the partner when bidding ends, to
+        everyone for an open bid and at the hand's scoring."""
+        after = self._peek(action)
+        if after.hand_number != self.hand_number or after.over:
+            return ("hand scored", after.last_hand["bid_cards"])
+        if self.phase == "bid" and after.phase != "bid":
+            return ("partner's bid shown", tuple(after.bid_cards[player ^ 1]))
+        if after.open_team is not None and self.open_team is None:
+            team = (2 * after.open_team, 2 * after.open_team + 1)
+            return ("open bid shown", tuple(tuple(after.bid_cards[s]) for s in team))
+        return None
+
     def clone(self) -> "TwinShoot":
         twin = self._shallow_twin()
         twin.team_total = list(self.team_total)
@@ -487,6 +513,7 @@ class TwinShoot(Game):
                 slots.append(("bid", s, len(state.bid_cards[s])))
         pool.sort()
         state.rng.shuffle(pool)
+        state._resample_first_answer(player)
         pos = 0
         for kind, s, size in slots:
             part = sorted(pool[pos:pos + size])
@@ -498,6 +525,15 @@ class TwinShoot(Game):
                 if len(part) == 2:
                     state.bid_vals[s] = bid_value(part)
         return state
+
+    def _resample_first_answer(self, player: int) -> None:
+        """The first answer to the open question is hidden from the other
+        teams until the outcome: resample it for such a player."""
+        if self.phase != "open" or player // 2 == self.open_question_team:
+            return
+        first = self.open_askees[0]
+        if self.open_answers[first] is not None:
+            self.open_answers[first] = self.rng.random() < 0.5
 
     # ---- people ------------------------------------------------------------
     def describe_action(self, action: Action) -> str:

@@ -136,8 +136,8 @@ class ReplyReader:
             if _looks_like_text(head):
                 raise BotBadMessage(f"your bot wrote text to stdout: '{_describe(head)}'; "
                                     "logs go to stderr, stdout is for MessagePack only") from None
-            name = type(exc).__name__
-            raise BotBadMessage(f"not valid MessagePack ({name}: {exc}) in bytes "
+            reason = type(exc).__name__ + (f": {exc}" if str(exc) else "")
+            raise BotBadMessage(f"not valid MessagePack ({reason}) in bytes "
                                 f"'{_describe(head)}'") from None
         head = self._head
         self._head = b""
@@ -196,6 +196,7 @@ class PipeTransport:
         self._reader = ReplyReader()
         self._stderr = _StderrDrain(self.process.stderr)
         self._closed = False
+        self.exited_by_itself: bool | None = None  # known after close()
 
     def stderr_tail(self, wait_s: float = 0.0) -> str:
         """The last STDERR_TAIL_BYTES; ``wait_s`` waits that long for end of file."""
@@ -295,6 +296,7 @@ class PipeTransport:
                 process.wait(timeout=grace_s)
             except subprocess.TimeoutExpired:
                 pass
+        self.exited_by_itself = process.poll() is not None
         # The whole group goes; in a sandbox the kernel then ends its PID namespace.
         try:
             os.killpg(process.pid, signal.SIGKILL)
@@ -486,6 +488,7 @@ class BotClient:
         self.cpu_limit_s = cpu_limit_s or None
         self._cpu_mark = 0.0
         self._cpu_checked_at = 0.0
+        self.trace: Tracer | None = None
 
     def _require(self, *states: BotState) -> None:
         if self.state not in states:
@@ -500,6 +503,8 @@ class BotClient:
         return error
 
     def _send(self, message: dict[str, Any], deadline: float) -> None:
+        if self.trace is not None:
+            self.trace("to", self.label, message)
         try:
             self.transport.ensure_quiet()
             self.transport.send(message, deadline)
@@ -512,6 +517,8 @@ class BotClient:
             reply = self.transport.receive(deadline)
         except BotError as error:
             raise self._fault(error) from None
+        if self.trace is not None:
+            self.trace("from", self.label, reply)
         problem = _reply_problem(reply, expect)
         if problem:
             raise self._fault(BotBadMessage(problem))
@@ -638,3 +645,4 @@ def _same_on_the_wire(legal: Any, value: Any) -> bool:
 
 
 StartBot = Callable[[], BotClient]
+Tracer = Callable[[str, str, Any], None]  # direction ("to" or "from"), bot label, message

@@ -23,6 +23,7 @@ import compileall
 import contextlib
 import hashlib
 import io
+import json
 import os
 import shutil
 import sys
@@ -82,7 +83,12 @@ class BotSpec:
     def bundle(self) -> BotBundle:
         """The bot's files read once, with the version they hash to: what a
         worker materialises and runs, so the version names what runs."""
-        digest = hashlib.sha256(self.manifest.read_bytes())
+        # What runs: the manifest's command, cwd, files and env (not its comments,
+        # description or games list), then every listed file's path and bytes.
+        runs = {"command": list(self.command),
+                "cwd": os.path.relpath(self.cwd, self.manifest.parent.resolve()),
+                "files": list(self.files), "env": dict(sorted(self.env.items()))}
+        digest = hashlib.sha256(json.dumps(runs, sort_keys=True).encode())
         files = []
         for path in self.file_paths():
             relative = str(path.relative_to(self.cwd))
@@ -179,11 +185,18 @@ def _field(data: dict[str, Any], key: str, kind: type, path: Path, default: Any 
     return value
 
 
+MANIFEST_KEYS = {"name", "command", "games", "cwd", "files", "env", "description"}
+
+
 def load_manifest(path: Path) -> BotSpec:
     try:
         data = tomllib.loads(path.read_text())
     except (OSError, tomllib.TOMLDecodeError) as exc:
         raise ManifestError(f"{path}: {exc}") from exc
+    unknown = sorted(set(data) - MANIFEST_KEYS)
+    if unknown:
+        raise ManifestError(f"{path}: unknown key(s) {', '.join(unknown)}; a manifest may hold "
+                            f"{', '.join(sorted(MANIFEST_KEYS))}")
     name = _field(data, "name", str, path)
     command = _field(data, "command", list, path)
     if not command or not all(isinstance(part, str) for part in command):
@@ -247,6 +260,8 @@ def resolve(name: str, extra: list[Path] | None = None) -> BotSpec:
     catalog, problems = discover_all(extra)
     if name not in catalog:
         hint = f"; unusable manifests: {'; '.join(problems)}" if problems else ""
+        searched = ", ".join(str(d) for d in bot_dirs(extra))
         raise UnknownBotError(
-            f"unknown bot {name!r}; known bots: {', '.join(sorted(catalog))}{hint}")
+            f"unknown bot {name!r}; known bots: {', '.join(sorted(catalog))} (searched {searched}; "
+            f"add a folder with --bots DIR or LEAGUE_BOT_PATH){hint}")
     return catalog[name]

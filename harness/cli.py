@@ -1,4 +1,10 @@
-"""The ``league`` command line."""
+"""The ``league`` command line: playing (games, bots, play, check, run, doctor).
+
+The read commands (table, status, matches, replay, logs) live in
+:mod:`harness.cli_results`. An ordinary mistake never prints a traceback:
+one line says what is wrong and what to do, and the exit code says which
+kind of problem it was (see EXIT_CODES).
+"""
 
 from __future__ import annotations
 
@@ -6,26 +12,65 @@ import json
 import logging
 import os
 import sys
+import time
 from pathlib import Path
-from typing import Optional
+from typing import Any, NoReturn, Optional
 
 import typer
 
 from games import UnknownGameError, get_game, implemented_games
 from harness.catalog import ManifestError, UnknownBotError, discover_all, resolve
 
-app = typer.Typer(add_completion=False, no_args_is_help=True,
-                  help="Tournament and bot-competition harness for eleven card and dice games.")
+EXIT_HARNESS_ERROR = 1  # a match the harness itself failed to play (retried next run)
+EXIT_USAGE = 2  # bad input: an option, a league file, a bot, a manifest
+EXIT_BOT = 3  # play: a bot faulted; run: a bot never started; check: a check failed
+EXIT_DB = 4  # the results database cannot be used
+EXIT_INTERRUPTED = 130
+EXIT_CODES = (f"Exit codes: 0 done; {EXIT_HARNESS_ERROR} harness error in a match (retried by the "
+              f"next run); {EXIT_USAGE} bad input; {EXIT_BOT} a bot faulted (play, check) or never "
+              f"started (run); {EXIT_DB} unusable results database; {EXIT_INTERRUPTED} "
+              "interrupted.")
 
-BotsOption = typer.Option(None, "--bots", help="Extra directory of bot manifests (repeatable).")
-DbOption = typer.Option(Path("results.db"), "--db", help="SQLite results file.")
+app = typer.Typer(
+    no_args_is_help=True, pretty_exceptions_enable=False,
+    context_settings={"help_option_names": ["-h", "--help"]},
+    help="Tournament and bot-competition harness for eleven card and dice games.",
+    epilog=EXIT_CODES)
+
+BotsOption = typer.Option(None, "--bots", metavar="DIR",
+                          help="Extra folder of bot manifests (repeatable).")
+DbOption = typer.Option(Path("results.db"), "--db", metavar="FILE", help="SQLite results file.")
 SandboxOption = typer.Option(
-    "bwrap", "--sandbox",
+    "bwrap", "--sandbox", metavar="bwrap|none",
     help="Bot isolation: bwrap (default; bubblewrap namespaces) or none (trusted local bots "
          "only: they can read and change anything you can).")
 
 
-def _sandbox(mode: str):
+def fail(message: str, code: int = EXIT_USAGE) -> NoReturn:
+    typer.secho(f"error: {message}", fg=typer.colors.RED, err=True)
+    raise typer.Exit(code)
+
+
+def _version(value: bool) -> None:
+    if value:
+        from importlib.metadata import PackageNotFoundError, version
+
+        try:
+            typer.echo(f"league (card-league) {version('card-league')}")
+        except PackageNotFoundError:
+            typer.echo("league (card-league), not installed as a package")
+        raise typer.Exit()
+
+
+@app.callback()
+def main_options(
+    version: bool = typer.Option(False, "--version", callback=_version, is_eager=True,
+                                 help="Print the version and exit."),
+) -> None:
+    """Tournament and bot-competition harness for eleven card and dice games."""
+
+
+def _sandbox(mode: str) -> Any:
     """The isolation to run bots in; refuses a machine where it cannot work."""
     from harness.sandbox import Sandbox, SandboxUnavailable
 
@@ -41,143 +86,292 @@ def _sandbox(mode: str):
 
 
 def _log_to_stderr() -> None:
-    """The library logs; the CLI decides that its messages reach the user."""
-    handler = logging.StreamHandler(sys.stderr)
-    handler.setFormatter(logging.Formatter("%(message)s"))
+    """The library logs; the CLI decides that its messages reach the user, and
+    that Ray's start-up notices do not."""
     logger = logging.getLogger("harness")
-    if not logger.handlers:
-        logger.addHandler(handler)
+    if not any(isinstance(h, _StderrHandler) for h in logger.handlers):
+        logger.addHandler(_StderrHandler())
     logger.setLevel(logging.INFO)
+    logging.getLogger("ray").setLevel(logging.ERROR)
 
 
-def fail(message: str) -> None:
-    typer.secho(f"error: {message}", fg=typer.colors.RED, err=True)
-    raise typer.Exit(2)
+class _StderrHandler(logging.Handler):
+    """Writes to whatever sys.stderr is at the time (tests swap it)."""
+
+    def emit(self, record: logging.LogRecord) -> None:
+        sys.stderr.write(self.format(record) + "\n")
 
 
+def _bot_dirs(bots_dir: Optional[list[Path]]) -> Optional[list[Path]]:
+    for directory in bots_dir or []:
+        if not directory.is_dir():
+            fail(f"--bots {directory}: no such folder")
+    return bots_dir
+
+
+def _resolve_bots(names: list[str], game: str, bots_dir: Optional[list[Path]]) -> dict[str, Any]:
+    specs = {}
+    for name in names:
+        try:
+            specs[name] = resolve(name, _bot_dirs(bots_dir))
+        except (UnknownBotError, ManifestError) as exc:
+            fail(str(exc))
+        if not specs[name].plays(game):
+            fail(f"bot {name!r} does not play {game} (its manifest's games: "
+                 f"{', '.join(specs[name].games or ())})")
+    return specs
+
+
+# ---- games and bots ----------------------------------------------------------------
 @app.command()
-def games() -> None:
-    """The registered games with their player counts."""
-    for slug in implemented_games():
-        info = get_game(slug).INFO
-        teams = ""
-        for n in info.player_counts():
-            layout = info.teams(n)
-            if layout:
-                teams += f" teams@{n}p={'/'.join('+'.join(map(str, t)) for t in layout)}"
-        counts = info.player_counts()
-        span = "/".join(map(str, counts)) if info.only_counts else f"{counts[0]}-{counts[-1]}"
-        typer.echo(f"{slug:16} {span:>5} players  "
-                   f"v{info.rules_version}  {info.title} ({info.seed_ref}){teams}")
+def games(
+    game: Optional[str] = typer.Argument(None, help="One game's details (a slug)."),
+    schema: bool = typer.Option(False, "--schema",
+                                help="Print the game's JSON Schema for obs and actions."),
+) -> None:
+    """The registered games with their player counts, or one game's details."""
+    if game is None:
+        if schema:
+            fail("--schema needs a game: league games GAME --schema")
+        for slug in implemented_games():
+            typer.echo(_game_line(slug))
+        return
+    try:
+        info = get_game(game).INFO
+    except UnknownGameError as exc:
+        fail(f"{exc}; known games: {', '.join(implemented_games())}")
+    if schema:
+        from games.schemas import schema_for
+
+        typer.echo(json.dumps(schema_for(game), indent=2))
+        return
+    typer.echo(_game_line(game))
+    typer.echo(f"rules, observations and actions: docs/games/{game}.md; "
+               f"schema: league games {game} --schema")
+
+
+def _game_line(slug: str) -> str:
+    info = get_game(slug).INFO
+    teams = ""
+    for n in info.player_counts():
+        layout = info.teams(n)
+        if layout:
+            teams += f" teams@{n}p={'/'.join('+'.join(map(str, t)) for t in layout)}"
+    counts = info.player_counts()
+    span = "/".join(map(str, counts)) if info.only_counts else f"{counts[0]}-{counts[-1]}"
+    return (f"{slug:16} {span:>5} players  v{info.rules_version}  {info.title} "
+            f"({info.seed_ref}){teams}")
 
 
 @app.command()
 def bots(bots_dir: Optional[list[Path]] = BotsOption) -> None:
-    """The bots found on the bot path and the games they play."""
-    catalog, problems = discover_all(bots_dir)
+    """The bots found on the bot path, their versions and the games they play."""
+    catalog, problems = discover_all(_bot_dirs(bots_dir))
     for problem in problems:
         typer.secho(f"warning: {problem}", fg=typer.colors.YELLOW, err=True)
+    width = max((len(name) for name in catalog), default=4)
     for name, spec in sorted(catalog.items()):
         plays = "all games" if spec.games is None else ", ".join(spec.games)
-        typer.echo(f"{name:14} {spec.version_hash()}  {plays}")
+        try:
+            version = spec.version_hash()
+        except (OSError, ManifestError) as exc:
+            typer.secho(f"warning: {name}: {exc}", fg=typer.colors.YELLOW, err=True)
+            continue
+        typer.echo(f"{name:{width}}  {version}  {plays}")
         if spec.description:
-            typer.echo(f"{'':14} {spec.description}")
+            typer.echo(f"{'':{width}}  {spec.description}")
 
 
+# ---- one match -----------------------------------------------------------------------
 @app.command()
 def play(
     game: str = typer.Argument(..., help="Game slug (see `league games`)."),
     players: list[str] = typer.Argument(..., help="One bot name per seat, in seat order."),
     seed: int = typer.Option(0, help="Deal seed: same seed, same bots, same match."),
-    verbose: bool = typer.Option(False, "--verbose", "-v", help="Print every decision."),
-    decision_ms: int = typer.Option(2000, help="Per-decision deadline (wall clock)."),
-    startup_ms: int = typer.Option(15000, help="Startup and handshake deadline."),
+    verbose: bool = typer.Option(False, "--verbose", "-v",
+                                 help="Print every decision, with the bot's time."),
+    trace: bool = typer.Option(False, "--trace",
+                               help="Print every protocol message, both ways, as JSON."),
+    decision_ms: int = typer.Option(2000, min=1, metavar="MS",
+                                    help="Per-decision deadline (wall clock)."),
+    startup_ms: int = typer.Option(15000, min=1, metavar="MS",
+                                   help="Start-up and handshake deadline."),
     bots_dir: Optional[list[Path]] = BotsOption,
-    json_out: bool = typer.Option(False, "--json", help="Print the result record as JSON."),
+    json_out: bool = typer.Option(False, "--json", help="Print only the result record, as JSON."),
     sandbox_mode: str = SandboxOption,
 ) -> None:
-    """Play one match and print its log and standings."""
+    """Play one match and print its log and standings; exits 3 if a bot faulted."""
     from harness.league import play_match_id
     from harness.match import BotPool, Limits, run_match
+    from harness.replay import seats_header
 
     try:
         info = get_game(game).INFO
         info.check_players(len(players))
-        specs = {name: resolve(name, bots_dir) for name in players}
-    except (UnknownGameError, UnknownBotError, ManifestError, ValueError) as exc:
+    except (UnknownGameError, ValueError) as exc:
         fail(str(exc))
-    for name, spec in specs.items():
-        if not spec.plays(game):
-            fail(f"bot {name!r} does not play {game}")
+    specs = _resolve_bots(players, game, bots_dir)
     sandbox = _sandbox(sandbox_mode)
     limits = Limits(decision_s=decision_ms / 1000, startup_s=startup_ms / 1000)
     pool = BotPool({spec.name: spec for spec in specs.values()}, limits, sandbox)
+    names = [specs[p].name for p in players]
+    say = (lambda line: typer.echo(line, err=True)) if json_out else typer.echo
+    if trace:
+        pool.trace = lambda way, bot, message: say(
+            f"{'>>' if way == 'to' else '<<'} {bot}: {json.dumps(message, default=repr)}")
+    if not json_out:
+        typer.echo(f"{info.title}: {len(players)} players, seed {seed}")
+        if verbose:
+            typer.echo(seats_header(names))
     try:
-        events = (lambda line: typer.echo(line)) if verbose else None
-        if not json_out:
-            typer.echo(f"{info.title}: {len(players)} players, seed {seed}")
-        names = [specs[p].name for p in players]
         # The ID says nothing about the deal (bots see it in `start`), yet is
         # the same for the same seed and bots, so a match replays exactly.
         result = run_match(game, seed, names, pool, match_id=play_match_id(game, seed, names),
-                           on_event=events)
+                           on_event=say if verbose else None)
     finally:
         pool.close()
     if json_out:
         typer.echo(json.dumps(result.to_dict()))
-        return
-    print_standings(result)
+    else:
+        print_standings(result)
+    if any(result.faults):
+        raise typer.Exit(EXIT_BOT)
 
 
-def print_standings(result) -> None:
+def print_standings(result: Any) -> None:
     typer.echo(f"\nfinal standings ({result.decisions} decisions"
                f"{', CAPPED' if result.capped else ''}):")
     order = sorted(range(len(result.bots)), key=lambda s: (result.ranks[s], s))
+    width = max(len(bot) for bot in result.bots)
     for seat in order:
         fault = result.faults[seat]
         note = f"  FAULT {fault.kind} at decision {fault.decision}: {fault.detail}" if fault else ""
-        typer.echo(f"  {result.ranks[seat]}. seat {seat} {result.bots[seat]:12} "
+        typer.echo(f"  {result.ranks[seat]}. seat {seat} {result.bots[seat]:{width}} "
                    f"score {result.scores[seat]:g}{note}")
+    for seat, fault in enumerate(result.faults):
+        if fault is not None:
+            print_stderr_tail(f"seat {seat} ({result.bots[seat]})", fault.stderr_tail)
 
 
-# ---- leagues -------------------------------------------------------------------
-def _store(db: Path):
-    from harness.store import Store
+def print_stderr_tail(who: str, tail: str, lines: int = 15) -> None:
+    shown = tail.rstrip("\n").splitlines()[-lines:]
+    if not shown:
+        typer.echo(f"\n{who} wrote nothing to stderr")
+        return
+    typer.echo(f"\nlast {len(shown)} lines of {who}'s stderr:")
+    for line in shown:
+        typer.echo(f"  | {line}")
 
-    return Store(db)
+
+# ---- compliance ------------------------------------------------------------------------
+@app.command()
+def check(
+    bot: str = typer.Argument(..., help="Bot name, or the path of its manifest."),
+    game: Optional[list[str]] = typer.Option(None, "--game", "-g", metavar="GAME",
+                                             help="Only these games (repeatable)."),
+    decision_ms: int = typer.Option(1000, min=1, metavar="MS",
+                                    help="The decision limit to check the bot's times against."),
+    bots_dir: Optional[list[Path]] = BotsOption,
+    sandbox_mode: str = SandboxOption,
+) -> None:
+    """Check that a bot follows the protocol: handshake, one match per game and
+    player count, legal answers in time, nothing but MessagePack on stdout, a
+    clean quit. Prints a verdict per step; exits 3 on any failure."""
+    from harness.check import run_checks
+
+    try:
+        spec = resolve(bot, _bot_dirs(bots_dir))
+    except (UnknownBotError, ManifestError) as exc:
+        fail(str(exc))
+    slugs = game or [g for g in implemented_games() if spec.plays(g)]
+    for slug in slugs:
+        if slug not in implemented_games():
+            fail(f"unknown game {slug!r}; known games: {', '.join(implemented_games())}")
+        if not spec.plays(slug):
+            fail(f"bot {spec.name!r} does not play {slug}")
+    sandbox = _sandbox(sandbox_mode)
+    failures = 0
+    for verdict in run_checks(spec, slugs, decision_ms / 1000, sandbox):
+        mark = typer.style("ok  ", fg=typer.colors.GREEN) if verdict.ok else \
+            typer.style("FAIL", fg=typer.colors.RED)
+        typer.echo(f"{mark} {verdict.step}: {verdict.detail}")
+        failures += not verdict.ok
+        if verdict.stderr_tail:
+            print_stderr_tail(spec.name, verdict.stderr_tail)
+    typer.echo(f"\n{spec.name}: {'all checks passed' if not failures else f'{failures} failed'}")
+    if failures:
+        raise typer.Exit(EXIT_BOT)
 
 
-def _load_league(league: str, bots_dir):
+# ---- leagues ---------------------------------------------------------------------------
+def _store(db: Path, readonly: bool = False) -> Any:
+    from harness.store import Store, StoreError
+
+    try:
+        return Store(db, readonly=readonly)
+    except StoreError as exc:
+        fail(str(exc), EXIT_DB)
+
+
+def _load_league(league: str, bots_dir: Optional[list[Path]]) -> Any:
     from harness.league import LeagueFileError, load_league
 
     try:
-        return load_league(league, bots_dir)
+        return load_league(league, _bot_dirs(bots_dir))
     except LeagueFileError as exc:
         fail(str(exc))
 
 
-class ProgressBar:
-    """A live bar on a terminal; a line every few seconds in a log file."""
+IDENTITY_FIELDS = ("game", "players", "seed", "bots", "rotation", "partners")
 
-    def __init__(self) -> None:
+
+def _check_identity(store: Any, league: Any, path: str) -> None:
+    """A league's results only mix with results of the same league: changing
+    what it is under the same name is refused, naming the change."""
+    stored = store.league_config(league.name)
+    if stored is None:
+        return
+    current = league.config()
+    changes = [f"{field} {stored.get(field)!r} -> {current.get(field)!r}"
+               for field in IDENTITY_FIELDS if stored.get(field) != current.get(field)]
+    if changes:
+        fail(f"league {league.name!r} in {store.path} was played as another league "
+             f"({'; '.join(changes)}); its results would mix. Give {path} a new name, or "
+             f"use another --db. (deals and limits may change: they extend or re-time the "
+             "same league)")
+
+
+class ProgressBar:
+    """A live bar on a terminal, a line every few seconds in a log file, and
+    every half minute this run's leaders so far."""
+
+    LEADERS_EVERY_S = 30.0
+
+    def __init__(self, bot_names: dict[str, str]) -> None:
         self.tty = sys.stderr.isatty()
         self.last = 0.0
+        self.last_leaders = time.monotonic()
+        self.bot_names = bot_names
 
-    def __call__(self, done: int, total: int, faulted: int, elapsed: float) -> None:
-        import time as _time
-
-        now = _time.monotonic()
-        if not self.tty and now - self.last < 5 and done < total:
+    def __call__(self, progress: Any) -> None:
+        now = time.monotonic()
+        finished = progress.done >= progress.total
+        if not self.tty and now - self.last < 5 and not finished:
             return
         self.last = now
-        rate = done / elapsed if elapsed > 0 else 0.0
+        rate = progress.rate
+        remaining = progress.total - progress.done
+        eta = _clock(remaining / rate) if rate > 0 else "--:--"
         width = 30
-        filled = int(width * done / total) if total else width
-        eta = (total - done) / rate if rate > 0 else float("inf")
-        eta_text = "--:--" if eta == float("inf") else f"{int(eta // 60):02d}:{int(eta % 60):02d}"
-        line = (f"[{'#' * filled}{'.' * (width - filled)}] {done}/{total} matches "
-                f"{rate:.1f}/s ETA {eta_text} faulted {faulted}")
+        filled = int(width * progress.done / progress.total) if progress.total else width
+        line = (f"[{'#' * filled}{'.' * (width - filled)}] {progress.done}/{progress.total} "
+                f"({progress.played} this run) {rate:.1f}/s elapsed "
+                f"{_clock(progress.elapsed_s)} ETA {eta} faulted {progress.faulted}")
         sys.stderr.write(("\r" + line) if self.tty else line + "\n")
+        if now - self.last_leaders >= self.LEADERS_EVERY_S and progress.leaders:
+            self.last_leaders = now
+            top = ", ".join(f"{bot} {rank:.2f}" for bot, rank in progress.leaders)
+            sys.stderr.write(("\n" if self.tty else "") + f"leading (average rank this run): {top}\n")
         sys.stderr.flush()
 
     def close(self) -> None:
@@ -185,18 +379,27 @@ class ProgressBar:
             sys.stderr.write("\n")
 
 
+def _clock(seconds: float) -> str:
+    seconds = int(seconds)
+    hours, rest = divmod(seconds, 3600)
+    return f"{hours}:{rest // 60:02d}:{rest % 60:02d}" if hours else f"{rest // 60:02d}:{rest % 60:02d}"
+
+
 @app.command()
 def run(
     league: str = typer.Argument(..., help="League file, or its name in leagues/."),
     db: Path = DbOption,
     workers: Optional[int] = typer.Option(
-        None, "--workers", "-w", min=1,
+        None, "--workers", "-w", min=1, metavar="N",
         help="Parallel match workers (Ray actors); default: the cluster's CPU count."),
-    per_worker: int = typer.Option(1, "--matches-per-worker", min=1,
-                                   help="Matches each worker keeps in flight at once (threads)."),
-    address: Optional[str] = typer.Option(None, help="Existing Ray cluster (default: embedded local Ray)."),
-    engine: str = typer.Option("ray", help="ray (default) or inline (no Ray, for debugging)."),
-    max_matches: Optional[int] = typer.Option(None, help="Stop after this many new matches."),
+    per_worker: int = typer.Option(1, "--matches-per-worker", min=1, metavar="N",
+                                   help="Matches each worker keeps in flight at once."),
+    address: Optional[str] = typer.Option(None, metavar="HOST:PORT",
+                                          help="Existing Ray cluster (default: embedded local Ray)."),
+    engine: str = typer.Option("ray", metavar="ray|inline",
+                               help="ray (default) or inline (no Ray, for debugging)."),
+    max_matches: Optional[int] = typer.Option(None, min=1, metavar="N",
+                                              help="Stop after this many new matches."),
     bots_dir: Optional[list[Path]] = BotsOption,
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar."),
     sandbox_mode: str = SandboxOption,
@@ -210,7 +413,8 @@ def run(
     sandbox = _sandbox(sandbox_mode)
     spec = _load_league(league, bots_dir)
     store = _store(db)
-    live = [run for run in store.live_runs(spec.name) if run["pid"] != os.getpid()]
+    _check_identity(store, spec, league)
+    live = [r for r in store.live_runs(spec.name) if r["pid"] != os.getpid()]
     if live:
         fail(f"league {spec.name!r} is already running in {db} (pid {live[0]['pid']} on "
              f"{live[0]['host']}); two runs would play the same matches")
@@ -218,173 +422,72 @@ def run(
     total = spec.size()
     typer.echo(f"league {spec.name}: {spec.game}, {len(spec.bots)} bots, {spec.players} per "
                f"match, {total} matches scheduled, {done} already in {db}", err=True)
-    bar = None if quiet else ProgressBar()
+    bar = None if quiet else ProgressBar({spec.bot_id(n): n for n in spec.bots})
+    resume = f"{_me()} run {league} --db {db}"
     try:
         summary = run_league(spec, store, workers=workers, engine=engine, address=address,
                              progress=bar, max_matches=max_matches, concurrency=per_worker,
                              sandbox=sandbox)
+    except KeyboardInterrupt:  # a third Ctrl-C, while stopping
+        typer.echo(f"\ninterrupted; resume with: {resume}", err=True)
+        raise typer.Exit(EXIT_INTERRUPTED) from None
     finally:
         if bar:
             bar.close()
+    _report(summary, resume)
+    if summary.played:
+        _save_ratings(store, spec.name)
+        typer.echo(f"ratings saved; see them with: {_me()} table {spec.name} --db {db}", err=True)
+    if summary.interrupted:
+        raise typer.Exit(EXIT_INTERRUPTED)
+    if summary.broken:
+        raise typer.Exit(EXIT_BOT)
+    if summary.errors:
+        raise typer.Exit(EXIT_HARNESS_ERROR)
+
+
+def _me() -> str:
+    """How the user can type this command again: `league` when that is on PATH."""
+    import shutil
+
+    invoked = Path(sys.argv[0])
+    on_path = shutil.which("league")
+    if on_path and invoked.name == "league" and Path(on_path).resolve() == invoked.resolve():
+        return "league"
+    if invoked.name == "league" and invoked.exists():
+        return os.path.relpath(invoked) if not invoked.is_absolute() or \
+            str(invoked).startswith(os.getcwd()) else str(invoked)
+    return "league"
+
+
+def _report(summary: Any, resume: str) -> None:
+    if not summary.played and not summary.unplayed and not summary.interrupted:
+        typer.echo("nothing to play: every scheduled match is stored", err=True)
+        return
     per_match = summary.process_starts / summary.played if summary.played else 0.0
     typer.echo(f"played {summary.played} matches in {summary.elapsed_s:.1f}s "
                f"({summary.rate:.1f}/s after {summary.startup_s:.1f}s of start-up), "
-               f"{summary.faulted} with faults, "
-               f"{summary.process_starts} bot process starts ({per_match:.3f} per match)"
+               f"{summary.faulted} with faults, {summary.process_starts} bot process starts "
+               f"({per_match:.3f} per match)"
                + (f", {summary.errors} harness errors (not stored)" if summary.errors else ""),
                err=True)
+    for bot in summary.broken:
+        typer.secho(f"bot {bot} never started: its matches are left unplayed (see `league bots` "
+                    f"and `league check {bot.split('@')[0]}`); fix it and run again",
+                    fg=typer.colors.RED, err=True)
     remaining = summary.scheduled - summary.already_done - summary.played
     if summary.interrupted or remaining > 0:
-        typer.echo(f"stopped with {remaining} matches left; resume with: "
-                   f"league run {league} --db {db}", err=True)
-    _save_ratings(store, spec.name)
-    typer.echo(f"ratings saved; see them with: league table {spec.name} --db {db}", err=True)
-    if summary.interrupted:
-        raise typer.Exit(130)
-    if summary.errors:
-        raise typer.Exit(1)
+        typer.echo(f"stopped with {remaining} matches left; resume with: {resume}", err=True)
 
 
-def _save_ratings(store, league: str):
-    """Fit the ratings from every stored result and save them."""
+def _save_ratings(store: Any, league: str) -> list[Any]:
+    """Fit the ratings from every stored result and save them (run only:
+    the read commands never write)."""
     from harness.ratings import rate
 
     rows = rate(list(store.seat_rows(league)))
     store.save_ratings(league, [r.as_dict() for r in rows])
     return rows
-
-
-@app.command()
-def table(
-    league: str = typer.Argument(..., help="League name (as stored) or league file."),
-    db: Path = DbOption,
-    matrix: bool = typer.Option(False, "--matrix", help="Also print the head-to-head matrix."),
-    as_json: bool = typer.Option(False, "--json", help="Machine-readable JSON."),
-    as_csv: bool = typer.Option(False, "--csv", help="Machine-readable CSV."),
-) -> None:
-    """Elo ratings (Bradley-Terry fit of all results) with 95% bootstrap intervals."""
-    from harness.ratings import head_to_head
-
-    if not db.exists():
-        fail(f"no results database {db}")
-    store = _store(db)
-    name = _league_name(store, league)
-    seat_rows = list(store.seat_rows(name))
-    if not seat_rows:
-        fail(f"no results for league {name!r} in {db}")
-    rows = _save_ratings(store, name)
-    if as_json:
-        bots, rates, games = head_to_head(seat_rows)
-        payload = {"league": name, "ratings": [r.as_dict() for r in rows]}
-        if matrix:
-            payload["head_to_head"] = {
-                a: {b: (None if games[i, j] == 0 else round(float(rates[i, j]), 4))
-                    for j, b in enumerate(bots) if i != j} for i, a in enumerate(bots)}
-        typer.echo(json.dumps(payload, indent=2))
-        return
-    if as_csv:
-        import csv
-
-        writer = csv.writer(sys.stdout)
-        writer.writerow(["rank", "bot", "elo", "elo_low", "elo_high", "games", "avg_score",
-                         "avg_rank", "faults"])
-        for position, r in enumerate(rows, 1):
-            writer.writerow([position, r.bot, f"{r.elo:.1f}", f"{r.elo_low:.1f}",
-                             f"{r.elo_high:.1f}", r.games, f"{r.avg_score:.3f}",
-                             f"{r.avg_rank:.3f}", r.faults])
-        return
-    matches, faulted = store.league_match_count(name)
-    typer.echo(f"league {name}: {matches} matches ({faulted} with faults)")
-    typer.echo(f"{'#':>3} {'bot':28} {'elo':>7} {'95% interval':>17} {'games':>6} "
-               f"{'avg score':>10} {'avg rank':>9} {'faults':>7}")
-    for position, r in enumerate(rows, 1):
-        typer.echo(f"{position:>3} {r.bot:28} {r.elo:7.1f} [{r.elo_low:7.1f},{r.elo_high:7.1f}] "
-                   f"{r.games:6d} {r.avg_score:10.2f} {r.avg_rank:9.2f} {r.faults:7d}")
-    if matrix:
-        bots, rates, games = head_to_head(seat_rows)
-        typer.echo("\nhead to head (row's score rate against column; n = comparisons)")
-        short = [b.split("@")[0][:12] for b in bots]
-        typer.echo(" " * 14 + "".join(f"{s:>14}" for s in short))
-        for i, bot in enumerate(short):
-            cells = "".join(
-                f"{'-':>14}" if i == j or games[i, j] == 0
-                else f"{rates[i, j]:>7.1%} n={int(games[i, j]):<4}" for j in range(len(bots)))
-            typer.echo(f"{bot:14}{cells}")
-
-
-def _league_name(store, league: str) -> str:
-    known = [row["name"] for row in store.leagues()]
-    if league in known:
-        return league
-    import tomllib
-
-    from harness.league import LeagueFileError, find_league_file
-
-    try:
-        name = tomllib.loads(find_league_file(league).read_text()).get("name")
-    except (LeagueFileError, OSError, tomllib.TOMLDecodeError):
-        name = None
-    if name in known:
-        return name
-    fail(f"no league {league!r} in the database; known: {', '.join(known) or 'none'}")
-
-
-@app.command()
-def status(db: Path = DbOption) -> None:
-    """Per league: matches done, in flight, remaining and faulted."""
-    if not db.exists():
-        fail(f"no results database {db}")
-    store = _store(db)
-    typer.echo(f"{'league':20} {'game':14} {'done':>8} {'in flight':>10} {'remaining':>10} "
-               f"{'faulted':>8}")
-    for row in store.leagues():
-        done, faulted = store.league_match_count(row["name"])
-        flying = store.in_flight(row["name"])
-        typer.echo(f"{row['name']:20} {row['game']:14} {done:8d} {flying:10d} "
-                   f"{max(row['scheduled'] - done, 0):10d} {faulted:8d}")
-
-
-@app.command()
-def matches(
-    db: Path = DbOption,
-    league: Optional[str] = typer.Option(None, help="Only this league."),
-    bot: Optional[str] = typer.Option(None, help="Only matches with this bot (name or name@version)."),
-    fault: Optional[str] = typer.Option(None, help="Only matches with this fault kind "
-                                                   "(timeout, crash, bad_message, illegal_action, startup)."),
-    limit: int = typer.Option(50, help="At most this many, newest first."),
-) -> None:
-    """List matches, newest first."""
-    store = _store(db)
-    for row in store.matches(league, bot, fault, limit):
-        seats = json.loads(row["seats"])
-        flags = (" CAPPED" if row["capped"] else "") + (f" faults={row['faulted']}" if row["faulted"] else "")
-        typer.echo(f"{row['id']}  {row['league']:12} {row['game']:14} deal {row['deal']:<5} "
-                   f"{' '.join(s.split('@')[0] for s in seats)}{flags}")
-
-
-@app.command()
-def replay(
-    match_id: str = typer.Argument(..., help="Match ID (a unique prefix will do)."),
-    db: Path = DbOption,
-) -> None:
-    """Print one match's log, replayed from its stored actions."""
-    from harness.replay import replay_lines
-
-    store = _store(db)
-    try:
-        row, seats, stored = store.match(match_id)
-    except KeyError as exc:
-        fail(str(exc.args[0]))
-    typer.echo(f"match {row['id']} ({row['league']}, {row['game']} v{row['rules_version']}, "
-               f"seed {row['seed']}, deal {row['deal']})")
-    for line in replay_lines(stored):
-        typer.echo(line)
-    typer.echo("final standings:")
-    for seat in sorted(seats, key=lambda s: (s["rank"], s["seat"])):
-        note = (f"  FAULT {seat['fault_kind']} at decision {seat['fault_decision']}: "
-                f"{seat['fault_detail']}" if seat["fault_kind"] else "")
-        typer.echo(f"  {seat['rank']}. seat {seat['seat']} {seat['bot']:28} "
-                   f"score {seat['score']:g}{note}")
 
 
 @app.command()
@@ -402,9 +505,15 @@ def doctor() -> None:
         raise typer.Exit(1)
 
 
+from harness import cli_results  # noqa: E402,F401 - registers the read commands on `app`
+
+
 def main() -> None:  # pragma: no cover
     app()
 
 
 if __name__ == "__main__":  # pragma: no cover
-    sys.exit(app())
+    # run the imported module's app, the one the read commands registered on
+    from harness.cli import main as imported_main
+
+    imported_main()

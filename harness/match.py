@@ -23,10 +23,10 @@ import msgpack
 
 from games import Game, get_game
 from games.base import ranks_by_unit
-from harness.botproc import STDERR_TAIL_BYTES, BotClient, BotError, BotStartupError
+from harness.botproc import STDERR_TAIL_BYTES, BotClient, BotError, BotStartupError, Tracer
 from harness.catalog import BotBundle, BotCache, BotSpec, ManifestError
 from harness.sandbox import ResourceLimits, Sandbox
-from harness.replay import decision_line, drain_event_lines
+from harness.replay import decision_line, drain_event_lines, fault_line
 
 EventSink = Callable[[str], None]
 
@@ -54,6 +54,7 @@ class Fault:
     decision: int
     detail: str
     stderr_tail: str = ""
+    started: bool = True  # False: the bot never got through its start and handshake
 
 
 @dataclass
@@ -76,6 +77,11 @@ class MatchResult:
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
 
+    def unstarted(self) -> list[str]:
+        """Bots of this match that never started: the match says nothing of them."""
+        return [bot for bot, fault in zip(self.bots, self.faults)
+                if fault is not None and not fault.started]
+
 
 class BotPool:
     """Persistent bot processes, reused across matches: one process plays many
@@ -93,6 +99,7 @@ class BotPool:
         self.sandbox = sandbox or Sandbox()
         self.bundles = bundles if bundles is not None else {n: s.bundle() for n, s in specs.items()}
         self.cache = cache or BotCache()
+        self.trace: Tracer | None = None  # sees every protocol message (play --trace)
         self.idle: dict[str, list[BotClient]] = {}
         self.starts: Counter[str] = Counter()
         self._lock = threading.Lock()  # matches may run in threads of one worker
@@ -122,6 +129,7 @@ class BotPool:
             raise BotStartupError(f"cannot prepare the bot's files: {exc}") from exc
         transport = self.sandbox.spawn(bot_dir, spec.argv(), spec.env, self.limits.resources)
         client = BotClient(transport, name, cpu_limit_s=self.limits.resources.cpu_s)
+        client.trace = self.trace
         try:
             client.handshake(self.limits.startup_s)
         except BotError:
@@ -170,8 +178,9 @@ class _Seat:
         self.fault: Fault | None = None
         self.fallback = random.Random(fallback_seed)
 
-    def record(self, error: BotError, decision: int) -> None:
-        self.fault = Fault(error.kind, decision, error.detail, error.stderr_tail[-STDERR_TAIL_BYTES:])
+    def record(self, error: BotError, decision: int, started: bool = True) -> None:
+        self.fault = Fault(error.kind, decision, error.detail,
+                           error.stderr_tail[-STDERR_TAIL_BYTES:], started)
         if self.client is not None:
             self.client.close()  # kills the process group
 
@@ -193,19 +202,22 @@ def run_match(
     started_at = time.time()
     clock = time.perf_counter()
     actions: list[Any] = []
+    times_ms: list[int | None] = []
     try:
         _start_seats(game, seats, pool, match_id, teams)
+        _report_start_faults(seats, on_event)
         _flush_events(game, on_event)
         cap = game.INFO.max_decisions
         while not game.is_terminal() and game.decisions < cap:
             seat = seats[game.current_player()]
             legal = game.legal_actions()
-            index = _decide(game, seat, legal, limits)
+            index, elapsed_ms = _decide(game, seat, legal, limits, on_event)
             action = legal[index]
             if on_event is not None:
-                on_event(decision_line(game, action))
+                on_event(decision_line(game, action, elapsed_ms))
             game.apply_unchecked(action)
             actions.append(action)
+            times_ms.append(elapsed_ms)
             _flush_events(game, on_event)
         capped = not game.is_terminal()
         ranks = ranks_with_faults(
@@ -218,7 +230,8 @@ def run_match(
             teams=[list(t) for t in teams] if teams else None,
             replay={"game": game_slug, "rules_version": game.INFO.rules_version,
                     "players": len(bots), "seed": seed, "bots": list(bots),
-                    "actions": msgpack.unpackb(msgpack.packb(actions))},
+                    "actions": msgpack.unpackb(msgpack.packb(actions)),
+                    "times_ms": times_ms},
         )
         _end_seats(seats, result, limits)
         return result
@@ -235,7 +248,7 @@ def _start_seats(game: Game, seats: list[_Seat], pool: BotPool, match_id: str,
         try:
             seat.client = pool.acquire(seat.bot)
         except BotError as error:
-            seat.record(error, 0)
+            seat.record(error, 0, started=False)
             continue
         team = next((list(t) for t in teams or () if seat.seat in t), None)
         info = {
@@ -252,14 +265,27 @@ def _start_seats(game: Game, seats: list[_Seat], pool: BotPool, match_id: str,
             seat.record(error, 0)
 
 
-def _decide(game: Game, seat: _Seat, legal: list[Any], limits: Limits) -> int:
+def _decide(game: Game, seat: _Seat, legal: list[Any], limits: Limits,
+            on_event: EventSink | None) -> tuple[int, int | None]:
+    """The seat's choice and the bot's time for it (None: the random stand-in chose)."""
     if seat.fault is None and seat.client is not None:
+        clock = time.perf_counter()
         try:
-            return seat.client.choose(
+            index = seat.client.choose(
                 game.observation(seat.seat), legal, game.decisions, limits.decision_s)
+            return index, round((time.perf_counter() - clock) * 1000)
         except BotError as error:
             seat.record(error, game.decisions)
-    return seat.fallback.randrange(len(legal))
+            if on_event is not None:
+                on_event(fault_line(seat.seat, seat.bot, seat.fault))
+    return seat.fallback.randrange(len(legal)), None
+
+
+def _report_start_faults(seats: list[_Seat], on_event: EventSink | None) -> None:
+    if on_event is not None:
+        for seat in seats:
+            if seat.fault is not None:
+                on_event(fault_line(seat.seat, seat.bot, seat.fault))
 
 
 def _end_seats(seats: list[_Seat], result: MatchResult, limits: Limits) -> None:

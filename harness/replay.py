@@ -22,9 +22,27 @@ def replay_game(replay: dict[str, Any], narrate: bool = False) -> Iterator[tuple
     yield game, None
 
 
-def decision_line(game: Game, action: Any) -> str:
-    """One decision of the readable log, described before it is applied."""
-    return f"[{game.decisions + 1}] {game.describe_action(action)}"
+def decision_line(game: Game, action: Any, elapsed_ms: int | None = None,
+                  timed: bool = True) -> str:
+    """One decision of the readable log, described before it is applied. It is
+    numbered as the protocol's ``decision`` and fault details number it."""
+    if not timed:
+        took = ""
+    elif elapsed_ms is None:
+        took = "  (random stand-in)"
+    else:
+        took = f"  ({elapsed_ms} ms)"
+    return f"[{game.decisions}] {game.describe_action(action)}{took}"
+
+
+def fault_line(seat: int, bot: str, fault: Any) -> str:
+    """Where a bot faulted, in the log (``fault`` has kind, decision, detail)."""
+    return (f"  !! FAULT seat {seat} ({bot}) at decision {fault.decision}: {fault.kind}: "
+            f"{fault.detail}; a random stand-in plays its seat from here")
+
+
+def seats_header(bots: list[str]) -> str:
+    return "seats: " + ", ".join(f"{seat} = {bot}" for seat, bot in enumerate(bots))
 
 
 def drain_event_lines(game: Game) -> list[str]:
@@ -35,9 +53,19 @@ def drain_event_lines(game: Game) -> list[str]:
     return lines
 
 
-def replay_lines(replay: dict[str, Any]) -> Iterator[str]:
-    """The same readable log ``league play --verbose`` prints."""
-    for game, action in replay_game(replay, narrate=True):
+def replay_lines(replay: dict[str, Any], faults: dict[int, Any] | None = None) -> Iterator[str]:
+    """The same readable log ``league play --verbose`` prints; ``faults`` maps
+    a seat to its fault (kind, decision, detail), marked where it happened."""
+    times = replay.get("times_ms")
+    by_decision = {}
+    for seat, fault in (faults or {}).items():
+        by_decision.setdefault(fault.decision, []).append((seat, fault))
+    bots = replay.get("bots", [])
+    yield seats_header(bots)
+    for index, (game, action) in enumerate(replay_game(replay, narrate=True)):
         yield from drain_event_lines(game)
+        for seat, fault in by_decision.pop(game.decisions, []):
+            yield fault_line(seat, bots[seat] if seat < len(bots) else "?", fault)
         if action is not None:
-            yield decision_line(game, action)
+            elapsed = times[index] if times and index < len(times) else None
+            yield decision_line(game, action, elapsed, timed=times is not None)

@@ -14,9 +14,10 @@ import itertools
 import logging
 import os
 import signal
+import socket
 import time
 import traceback
-from collections import deque
+from collections import Counter, deque
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -32,6 +33,7 @@ log = logging.getLogger(__name__)
 
 BATCH_SIZE = 4
 BATCHES_IN_FLIGHT_PER_WORKER = 2
+BROKEN_AFTER = 3  # failed starts in a row that mark a bot broken for the rest of a run
 
 
 @dataclass(frozen=True)
@@ -72,6 +74,19 @@ class BatchReply:
     results: list[MatchResult | MatchError]
     starts: int  # bot processes this worker has started so far
     pid: int
+    node: str = ""  # the Ray node ID (or host name) where the batch was played
+
+
+def _node_name() -> str:
+    """The Ray node this process runs on (several nodes can share a host)."""
+    try:
+        import ray
+
+        if ray.is_initialized():
+            return str(ray.get_runtime_context().get_node_id())
+    except Exception:  # noqa: BLE001 - no Ray, or not inside it: the host will do
+        pass
+    return socket.gethostname()
 
 
 class MatchWorker:
@@ -82,6 +97,7 @@ class MatchWorker:
     def __init__(self, setup: WorkerSetup) -> None:
         self.pool = BotPool(setup.specs, setup.limits, setup.sandbox, setup.bundles)
         self.game = setup.game
+        self.node = _node_name()
         concurrency = setup.concurrency
         self.executor = ThreadPoolExecutor(concurrency) if concurrency > 1 else None
 
@@ -96,7 +112,7 @@ class MatchWorker:
             results = [self._play_one(item) for item in batch]
         else:
             results = list(self.executor.map(self._play_one, batch))
-        return BatchReply(results, self.pool.total_starts(), os.getpid())
+        return BatchReply(results, self.pool.total_starts(), os.getpid(), self.node)
 
     def close(self) -> int:
         if self.executor is not None:
@@ -116,6 +132,8 @@ class RunSummary:
     interrupted: bool
     errors: int = 0
     startup_s: float = 0.0  # starting the engine (Ray) and the workers
+    unplayed: int = 0  # left for a later run: a bot in them did not start
+    broken: list[str] = field(default_factory=list)  # bot ids that never started
 
     @property
     def rate(self) -> float:
@@ -124,7 +142,7 @@ class RunSummary:
         return self.played / playing if playing > 0 else 0.0
 
 
-Progress = Callable[[int, int, int, float], None]  # done, total, faulted, elapsed
+Progress = Callable[["RunProgress"], None]
 
 
 class _Pending:
@@ -149,10 +167,18 @@ class _Pending:
         return self._matches
 
 
-def _batches(pending: Iterable[ScheduledMatch], league: League,
-             size: int) -> Iterator[list[tuple[BatchItem, ScheduledMatch]]]:
+def _batches(pending: Iterable[ScheduledMatch], league: League, size: int,
+             state: "_RunState") -> Iterator[list[tuple[BatchItem, ScheduledMatch]]]:
     names_of = {league.bot_id(name): name for name in league.bots}
-    matches = iter(pending)
+
+    def playable() -> Iterator[ScheduledMatch]:
+        for match in pending:
+            if state.broken.intersection(match.seats):
+                state.unplayed += 1  # a later run plays it, once the bot starts
+            else:
+                yield match
+
+    matches = playable()
     while True:
         batch = list(itertools.islice(matches, size))
         if not batch:
@@ -222,13 +248,17 @@ class RayEngine:
         self.ray = ray
         cpus = ray.cluster_resources().get("CPU", 1)
         workers = workers or max(1, int(cpus))
-        self.actor = ray.remote(MatchWorker).options(
-            num_cpus=min(1.0, cpus / workers), scheduling_strategy="SPREAD", max_restarts=0)
+        self.actor_class = ray.remote(MatchWorker)
+        self.cpus_each = min(1.0, cpus / workers)
         self.workers = [self._new_worker() for _ in range(workers)]
         return workers
 
-    def _new_worker(self) -> Any:
-        return self.actor.remote(self.setup)
+    def _new_worker(self, replacing: bool = False) -> Any:
+        # A replacement asks for no CPU: the dead worker's node may be gone with
+        # its CPUs, and one that asked for a whole CPU could wait forever.
+        return self.actor_class.options(
+            num_cpus=0 if replacing else self.cpus_each, scheduling_strategy="SPREAD",
+            max_restarts=0).remote(self.setup)
 
     def submit(self, worker: int, batch: list[BatchItem]) -> None:
         self.futures[self.workers[worker].play.remote(batch)] = (worker, batch)
@@ -248,7 +278,7 @@ class RayEngine:
             raise RuntimeError(f"workers keep dying ({self.replacements} times): {exc}") from exc
         log.warning("worker %d died (%s); starting a new one", worker, type(exc).__name__)
         dead = self.workers[worker]
-        self.workers[worker] = self._new_worker()
+        self.workers[worker] = self._new_worker(replacing=True)
         # its other batch in flight died with it: send both again
         for future, (other, other_batch) in list(self.futures.items()):
             if other == worker:
@@ -299,7 +329,8 @@ def run_league(league: League, store: Store, workers: int | None = None, engine:
     matches: Iterable[ScheduledMatch] = pending
     if max_matches is not None:
         matches = itertools.islice(pending, max_matches)
-    batches = _batches(matches, league, max(BATCH_SIZE, 2 * concurrency))
+    state = _RunState()
+    batches = _batches(matches, league, max(BATCH_SIZE, 2 * concurrency), state)
     first = next(batches, None)
     if first is None:  # nothing to play: no engine, no workers
         return RunSummary(scheduled, pending.skipped, 0, 0, 0, time.perf_counter() - started, False)
@@ -307,7 +338,6 @@ def run_league(league: League, store: Store, workers: int | None = None, engine:
     setup = WorkerSetup.of(league, sandbox, concurrency)
     runner: Engine = RayEngine(setup, address) if engine == "ray" else InlineEngine(setup)
     run_id = store.start_run(league.name, workers or 0)
-    state = _RunState()
     stop = _StopFlag()
     try:
         with stop.catching():
@@ -323,8 +353,9 @@ def run_league(league: League, store: Store, workers: int | None = None, engine:
                 state.collect(reply, league, store, run_id)
                 store.heartbeat(run_id, len(state.schedules), state.played)
                 if progress:
-                    progress(pending.skipped + state.played, scheduled, state.faulted,
-                             time.perf_counter() - started - state.startup_s)
+                    progress(RunProgress(pending.skipped + state.played, scheduled, state.played,
+                                         state.faulted, time.perf_counter() - started,
+                                         state.startup_s, state.leaders()))
                 _submit_next(runner, worker, batches, state.schedules, stop)
             stop.drained = True
         if stop.raised:
@@ -340,7 +371,7 @@ def run_league(league: League, store: Store, workers: int | None = None, engine:
     # what the lazy scan did not reach yet (a stop) is not known to be done
     return RunSummary(scheduled, pending.skipped, state.played, state.faulted, starts,
                       time.perf_counter() - started, state.outcome == "interrupted",
-                      state.errors, state.startup_s)
+                      state.errors, state.startup_s, state.unplayed, sorted(state.broken))
 
 
 @dataclass
@@ -352,7 +383,12 @@ class _RunState:
     errors: int = 0
     startup_s: float = 0.0
     outcome: str = "finished"
+    unplayed: int = 0
     schedules: dict[str, ScheduledMatch] = field(default_factory=dict)
+    broken: set[str] = field(default_factory=set)
+    failed_starts: Counter[str] = field(default_factory=Counter)
+    rank_sums: Counter[str] = field(default_factory=Counter)
+    seat_counts: Counter[str] = field(default_factory=Counter)
 
     def collect(self, reply: BatchReply, league: League, store: Store, run_id: int) -> None:
         for result in reply.results:
@@ -362,9 +398,53 @@ class _RunState:
                 log.error("harness error in match %s (not stored; a later run retries it):\n%s",
                           result.match_id, result.traceback)
                 continue
-            if store.save_match(league.name, scheduled.deal, scheduled.seats, result, run_id):
+            if self._unstarted(result, scheduled):
+                continue
+            if store.save_match(league.name, scheduled.deal, scheduled.seats, result, run_id,
+                                where=(reply.node, reply.pid)):
                 self.played += 1
                 self.faulted += any(result.faults)
+                for bot, rank in zip(scheduled.seats, result.ranks):
+                    self.rank_sums[bot] += rank
+                    self.seat_counts[bot] += 1
+
+    def _unstarted(self, result: MatchResult, scheduled: ScheduledMatch) -> bool:
+        """A match where a bot never started is not stored (it says nothing of
+        that bot): a later run plays it. Failed starts in a row mark a bot broken."""
+        seats = dict(zip(result.bots, scheduled.seats))
+        unstarted = {seats[bot] for bot in result.unstarted()}
+        for bot in set(scheduled.seats):
+            self.failed_starts[bot] = self.failed_starts[bot] + 1 if bot in unstarted else 0
+            if self.failed_starts[bot] >= BROKEN_AFTER and bot not in self.broken:
+                self.broken.add(bot)
+                log.warning("bot %s failed to start %d times in a row: its remaining matches "
+                            "are left for a later run", bot, BROKEN_AFTER)
+        if unstarted:
+            self.unplayed += 1
+        return bool(unstarted)
+
+    def leaders(self, count: int = 3) -> list[tuple[str, float]]:
+        """This run's best bots by average rank so far (the table comes at the end)."""
+        means = [(bot, self.rank_sums[bot] / n) for bot, n in self.seat_counts.items() if n]
+        return sorted(means, key=lambda item: item[1])[:count]
+
+
+@dataclass(frozen=True)
+class RunProgress:
+    """What a progress display gets after each batch."""
+
+    done: int  # stored matches of the league, earlier runs included
+    total: int
+    played: int  # by this run
+    faulted: int  # by this run
+    elapsed_s: float  # since the run began
+    startup_s: float  # of which starting the engine
+    leaders: list[tuple[str, float]]  # (bot id, average rank in this run)
+
+    @property
+    def rate(self) -> float:
+        playing = self.elapsed_s - self.startup_s
+        return self.played / playing if playing > 0 else 0.0
 
 
 def _submit_next(runner: Engine, worker: int,

@@ -13,6 +13,7 @@ import json
 import os
 import secrets
 import socket
+import sqlite3
 import time
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
@@ -23,17 +24,39 @@ import sqlite_utils
 from harness.match import MatchResult  # noqa: TC001 (issue 14 moves it)
 
 
+class StoreError(RuntimeError):
+    """The results file cannot be used; the message says why and what to do."""
+
+
 class Store:
-    def __init__(self, path: Path | str) -> None:
+    """The results file. ``readonly`` opens it without writing a byte (the read
+    commands): no tables are created and the file must exist."""
+
+    def __init__(self, path: Path | str, readonly: bool = False) -> None:
         self.path = Path(path)
-        if not self.path.exists():
-            # results are nobody else's business, bots' least of all
-            self.path.touch(mode=0o600)
-        self.db = sqlite_utils.Database(self.path)
-        self.db.execute("PRAGMA journal_mode=WAL")
-        self.db.execute("PRAGMA synchronous=NORMAL")
-        self.db.execute("PRAGMA busy_timeout=10000")
-        self._create()
+        self.readonly = readonly
+        _check_path(self.path, readonly)
+        try:
+            if readonly:
+                connection = sqlite3.connect(f"file:{self.path.resolve()}?mode=ro", uri=True)
+                self.db = sqlite_utils.Database(connection)
+                self.db.execute("PRAGMA busy_timeout=10000")
+                self.db.execute("SELECT COUNT(*) FROM sqlite_master").fetchone()
+                return
+            if not self.path.exists():
+                # results are nobody else's business, bots' least of all
+                self.path.touch(mode=0o600)
+            self.db = sqlite_utils.Database(self.path)
+            self.db.execute("PRAGMA journal_mode=WAL")
+            self.db.execute("PRAGMA synchronous=NORMAL")
+            self.db.execute("PRAGMA busy_timeout=10000")
+            self._create()
+        except sqlite3.DatabaseError as exc:
+            raise StoreError(f"{self.path} is not a usable results database ({exc}); "
+                             "choose another --db, or move this file away") from exc
+
+    def has_table(self, name: str) -> bool:
+        return name in self.db.table_names()
 
     def _create(self) -> None:
         db = self.db
@@ -48,9 +71,12 @@ class Store:
                 "id": str, "league": str, "game": str, "rules_version": str, "seed": int,
                 "deal": int, "seats": str, "status": str, "capped": int, "faulted": int,
                 "decisions": int, "started_at": float, "duration_s": float,
-                "finished_at": float, "run_id": int,
+                "finished_at": float, "run_id": int, "node": str, "worker": int,
             }, pk="id")
             db["matches"].create_index(["league"])
+        elif "node" not in db["matches"].columns_dict:  # a results file from before nodes
+            db["matches"].add_column("node", str)
+            db["matches"].add_column("worker", int)
         if "seats" not in db.table_names():
             db["seats"].create({
                 "match_id": str, "seat": int, "bot": str, "team": int, "score": float,
@@ -117,7 +143,8 @@ class Store:
         return found
 
     def save_match(self, league: str, deal: int, seat_ids: Sequence[str],
-                   result: MatchResult, run_id: int | None) -> bool:
+                   result: MatchResult, run_id: int | None,
+                   where: tuple[str, int] | None = None) -> bool:
         """Store one finished match in one transaction; False if already stored."""
         faulted = sum(1 for f in result.faults if f)
         team_of = {}
@@ -137,6 +164,7 @@ class Store:
                 "faulted": faulted, "decisions": result.decisions,
                 "started_at": result.started_at, "duration_s": result.duration_s,
                 "finished_at": time.time(), "run_id": run_id,
+                "node": where[0] if where else None, "worker": where[1] if where else None,
             })
             for row in [{
                 "match_id": result.match_id, "seat": seat, "bot": seat_ids[seat],
@@ -167,8 +195,8 @@ class Store:
         """Every seat result of a league, ordered by match ID then seat, so
         anything computed from them does not depend on finishing order."""
         cursor = self.db.execute(
-            "SELECT s.match_id, s.seat, s.bot, s.team, s.score, s.rank, s.fault_kind "
-            "FROM seats s JOIN matches m ON m.id = s.match_id WHERE m.league = ? "
+            "SELECT s.match_id, s.seat, s.bot, s.team, s.score, s.rank, s.fault_kind, m.deal, "
+            "m.league FROM seats s JOIN matches m ON m.id = s.match_id WHERE m.league = ? "
             "ORDER BY s.match_id, s.seat", [league])
         columns = [c[0] for c in cursor.description]
         for row in cursor:
@@ -241,10 +269,45 @@ class Store:
         return sum(row["in_flight"] or 0 for row in self.live_runs(league))
 
     def leagues(self) -> list[dict[str, Any]]:
+        if not self.has_table("leagues"):
+            return []
         return list(self.db.query("SELECT * FROM leagues ORDER BY name"))
+
+    def league_config(self, name: str) -> dict[str, Any] | None:
+        if not self.has_table("leagues"):
+            return None
+        row = self.db.execute("SELECT config FROM leagues WHERE name = ?", [name]).fetchone()
+        return json.loads(row[0]) if row else None
+
+    def bot_versions(self) -> dict[str, list[str]]:
+        """Each bot name's stored versions (as name@version), oldest first."""
+        versions: dict[str, list[str]] = {}
+        if self.has_table("bots"):
+            for bot_id, name in self.db.execute(
+                    "SELECT id, name FROM bots ORDER BY first_seen, id").fetchall():
+                versions.setdefault(name, []).append(bot_id)
+        return versions
+
+    def fault_kinds(self) -> list[str]:
+        return [r[0] for r in self.db.execute(
+            "SELECT DISTINCT fault_kind FROM seats WHERE fault_kind IS NOT NULL ORDER BY 1")]
 
     def integrity_ok(self) -> bool:
         return self.db.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+
+
+def _check_path(path: Path, readonly: bool) -> None:
+    if path.is_dir():
+        raise StoreError(f"--db {path} is a directory; give a file name, e.g. {path / 'results.db'}")
+    if not path.parent.is_dir():
+        raise StoreError(f"--db {path}: the folder {path.parent} does not exist; create it first")
+    if readonly and not path.exists():
+        raise StoreError(f"no results database {path} (run a league first, or pass --db FILE)")
+    if not readonly:
+        if path.exists() and not os.access(path, os.W_OK):
+            raise StoreError(f"--db {path} is read-only; results cannot be stored there")
+        if not path.exists() and not os.access(path.parent, os.W_OK):
+            raise StoreError(f"--db {path}: cannot create a file in {path.parent}")
 
 
 def _pid_alive(pid: int) -> bool:

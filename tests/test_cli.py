@@ -1,33 +1,47 @@
-"""The `league` command line, end to end, with real bot processes."""
+"""The `league` command line, through typer's CliRunner (in process; the bots
+are still real sandboxed processes), plus one real subprocess for what only
+a real process shows (`python -m harness.cli`)."""
 
 from __future__ import annotations
 
 import json
 import os
+import sqlite3
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from typer.testing import CliRunner
+
+from harness.cli import EXIT_BOT, EXIT_DB, EXIT_USAGE, app
 
 ROOT = Path(__file__).resolve().parent.parent
 TEST_BOTS = Path(__file__).parent / "bots"
 
 
-def league(*args: str, check: bool = True) -> subprocess.CompletedProcess:
-    env = dict(os.environ, LEAGUE_BOT_PATH=str(TEST_BOTS))
-    done = subprocess.run([sys.executable, "-m", "harness.cli", *args], cwd=ROOT, env=env,
-                          capture_output=True, text=True, timeout=300)
-    if check:
-        assert done.returncode == 0, done.stderr
-    return done
+@pytest.fixture(autouse=True)
+def test_bot_path(monkeypatch):
+    monkeypatch.setenv("LEAGUE_BOT_PATH", str(TEST_BOTS))
 
 
-def test_games_lists_every_game_with_player_counts():
+def league(*args: str, code: int = 0):
+    result = CliRunner().invoke(app, list(args))
+    assert result.exit_code == code, (result.exit_code, result.stdout, result.stderr,
+                                      result.exception)
+    assert "Traceback" not in result.stderr
+    return result
+
+
+def test_games_lists_every_game_and_shows_one_with_its_schema():
     out = league("games").stdout
     assert "limit" in out and "3-5 players" in out
     assert "twin_shoot" in out and "4/6 players" in out and "teams@4p=0+1/2+3" in out
     assert len(out.strip().splitlines()) == 11
+    assert "docs/games/limit.md" in league("games", "limit").stdout
+    schema = json.loads(league("games", "limit", "--schema").stdout)
+    assert schema["game"] == "limit" and schema["obs"]["type"] == "object"
+    assert "unknown game 'chess'" in league("games", "chess", code=EXIT_USAGE).stderr
 
 
 def test_bots_lists_reference_and_path_bots():
@@ -39,65 +53,156 @@ def test_bots_lists_reference_and_path_bots():
 
 @pytest.mark.parametrize("game", ["limit", "tateyoko"])
 def test_play_prints_a_full_game_and_is_reproducible(game):
-    first = league("play", game, "random", "random", "heuristic", "--seed", "7", "--verbose").stdout
-    again = league("play", game, "random", "random", "heuristic", "--seed", "7", "--verbose").stdout
+    def log(seed: str) -> list[str]:
+        out = league("play", game, "random", "random", "heuristic", "--seed", seed, "-v").stdout
+        return [line.split("  (")[0] for line in out.splitlines()]  # times vary
+
+    first, again, other = log("7"), log("7"), log("8")
     assert first == again, "same seed, same game"
-    other = league("play", game, "random", "random", "heuristic", "--seed", "8", "--verbose").stdout
     assert other != first
-    assert "final standings" in first
-    lines = first.splitlines()
-    assert sum(1 for line in lines if line.startswith("[")) > 30, "every decision is printed"
-    assert all(f"seat {s}" in first for s in range(3))
+    text = "\n".join(first)
+    assert "seats: 0 = random, 1 = random, 2 = heuristic" in text
+    assert "final standings" in text
+    assert sum(1 for line in first if line.startswith("[")) > 30, "every decision is printed"
+    assert first[2].startswith("[0] ") or any(line.startswith("[0] ") for line in first)
     if game == "tateyoko":
-        assert any(symbol in first for symbol in "♠♥♦♣"), "card names people understand"
+        assert any(symbol in text for symbol in "♠♥♦♣"), "card names people understand"
 
 
-def test_play_records_faults_and_still_finishes():
-    out = league("play", "limit", "random", "faulty_garbage", "heuristic", "--seed", "2").stdout
+def test_play_shows_times_faults_and_stderr_and_exits_non_zero():
+    out = league("play", "limit", "random", "faulty_garbage", "heuristic", "--seed", "2", "-v",
+                 code=EXIT_BOT).stdout
     assert "FAULT bad_message" in out
     assert "3. seat 1 faulty_garbage" in out
+    marker = next(line for line in out.splitlines() if "!! FAULT seat 1" in line)
+    decision = int(marker.split("at decision ")[1].split(":")[0])
+    lines = out.splitlines()
+    after = lines[lines.index(marker) + 1]
+    assert after.startswith(f"[{decision}] ") and "(random stand-in)" in after
+    assert any(line.endswith(" ms)") for line in lines), "decision times are shown"
+    assert "faulty_garbage)'s stderr" in out and "| faulty bot misbehaving: garbage" in out
 
 
-def test_play_refuses_bad_input_clearly():
-    bad_game = league("play", "chess", "random", "random", check=False)
-    assert bad_game.returncode == 2 and "unknown game 'chess'" in bad_game.stderr
-    bad_bot = league("play", "limit", "random", "random", "nobody", check=False)
-    assert bad_bot.returncode == 2 and "unknown bot 'nobody'" in bad_bot.stderr
-    too_few = league("play", "limit", "random", "random", check=False)
-    assert too_few.returncode == 2 and "3-5 players" in too_few.stderr
+def test_play_trace_shows_every_message_both_ways():
+    out = league("play", "target", "random", "random", "--trace").stdout
+    assert '>> random: {"type": "hello", "protocol": 1}' in out
+    assert '<< random: {"type": "hello"' in out
+    assert '>> random: {"type": "act"' in out and '"type": "end"' in out
 
 
-def test_run_table_status_matches_replay(tmp_path):
+def test_play_json_prints_only_json():
+    out = league("play", "target", "random", "random", "--json", "-v").stdout
+    record = json.loads(out)
+    assert record["game"] == "target" and len(record["bots"]) == 2
+
+
+def test_ordinary_mistakes_get_one_line_and_a_distinct_code(tmp_path):
+    assert "unknown game 'chess'" in league("play", "chess", "random", "random",
+                                            code=EXIT_USAGE).stderr
+    unknown = league("play", "limit", "random", "random", "nobody", code=EXIT_USAGE).stderr
+    assert "unknown bot 'nobody'" in unknown and "searched" in unknown and str(TEST_BOTS) in unknown
+    assert "3-5 players" in league("play", "limit", "random", "random", code=EXIT_USAGE).stderr
+    assert "no such folder" in league("bots", "--bots", str(tmp_path / "none"),
+                                      code=EXIT_USAGE).stderr
+    assert league("play", "limit", "random", "random", "random", "--decision-ms", "-5",
+                  code=EXIT_USAGE)
+    (tmp_path / "typo.toml").write_text('name = "typo"\ncommand = ["x"]\ncomand = ["y"]\n')
+    typo = league("play", "limit", "random", "random", str(tmp_path / "typo.toml"),
+                  code=EXIT_USAGE).stderr
+    assert "unknown key(s) comand" in typo
+
+
+def test_database_problems_are_named(tmp_path):
+    assert "does not exist" in league("status", "--db", str(tmp_path / "no" / "r.db"),
+                                      code=EXIT_DB).stderr
+    assert "is a directory" in league("status", "--db", str(tmp_path), code=EXIT_DB).stderr
+    corrupt = tmp_path / "corrupt.db"
+    corrupt.write_bytes(b"this is not sqlite" * 100)
+    assert "not a usable results database" in league("status", "--db", str(corrupt),
+                                                     code=EXIT_DB).stderr
+    league_path = tmp_path / "l.toml"
+    league_path.write_text('name = "l"\ngame = "target"\nbots = ["random", "heuristic"]\n'
+                           "players = 2\ndeals = 1\n")
+    readonly = tmp_path / "ro.db"
+    sqlite3.connect(readonly).close()
+    readonly.chmod(0o444)
+    if os.geteuid() != 0:  # root writes anyway
+        assert "read-only" in league("run", str(league_path), "--db", str(readonly),
+                                     code=EXIT_DB).stderr
+
+
+def test_run_then_the_read_commands(tmp_path):
     path = tmp_path / "cli.toml"
     path.write_text('name = "cli"\ngame = "limit"\nbots = ["random", "heuristic", "faulty_exit"]\n'
-                    "players = 3\ndeals = 2\nseed = 3\n")
+                    "players = 3\ndeals = 2\n")
     db = str(tmp_path / "r.db")
     run = league("run", str(path), "--db", db, "--workers", "1", "--engine", "inline")
     assert "played 6 matches" in run.stderr
-    import sqlite3
-
     with sqlite3.connect(db) as conn:
         saved = conn.execute("SELECT bot, games FROM ratings WHERE league = 'cli'").fetchall()
     assert len(saved) == 3 and all(games == 6 for _, games in saved), "ratings saved after the run"
+    before = Path(db).stat().st_mtime_ns, Path(db + "-wal").stat().st_size
     table = league("table", "cli", "--db", db, "--matrix").stdout
-    assert "heuristic@" in table and "95% interval" in table and "head to head" in table
-    data = json.loads(league("table", "cli", "--db", db, "--json").stdout)
-    assert {r["bot"].split("@")[0] for r in data["ratings"]} == {"random", "heuristic", "faulty_exit"}
+    assert "95% interval" in table and "head to head" in table
+    data = json.loads(league("table", "cli", "--db", db, "--json", "--matrix").stdout)
+    order = [r["bot"] for r in data["ratings"]]
+    assert [line.split()[1] for line in table.splitlines()[2:5]] == [b.split("@")[0] for b in order]
+    assert {b.split("@")[0] for b in order} == {"random", "heuristic", "faulty_exit"}
     faulty = next(r for r in data["ratings"] if r["bot"].startswith("faulty_exit"))
     assert faulty["faults"] == 6
     csv_lines = league("table", "cli", "--db", db, "--csv").stdout.strip().splitlines()
     assert csv_lines[0].startswith("rank,bot,elo") and len(csv_lines) == 4
     status = league("status", "--db", db).stdout
     assert "cli" in status and " 6 " in status
-    listed = league("matches", "--db", db, "--fault", "crash").stdout.strip().splitlines()
-    assert len(listed) == 6
-    assert league("matches", "--db", db, "--bot", "nobody").stdout.strip() == ""
-    match_id = listed[0].split()[0]
+    listed = league("matches", "--db", db, "--fault", "crash").stdout
+    assert listed.count("crash at decision") == 6 and "| faulty bot misbehaving: exit" in listed
+    assert "known: " in league("matches", "--db", db, "--bot", "nobody", code=EXIT_USAGE).stderr
+    assert "choose from" in league("matches", "--db", db, "--fault", "crahs", code=EXIT_USAGE).stderr
+    assert "known: cli" in league("matches", "--db", db, "--league", "x", code=EXIT_USAGE).stderr
+    match_id = listed.splitlines()[0].split()[0]
     replay = league("replay", match_id[:10], "--db", db).stdout
-    assert "final standings" in replay and "FAULT crash" in replay
+    assert "final standings" in replay and "FAULT crash" in replay and "!! FAULT seat" in replay
+    assert replay.splitlines()[1].startswith("seats: ")
     assert sum(1 for line in replay.splitlines() if line.startswith("[")) > 30
+    logs = league("logs", match_id, "--db", db).stdout
+    assert "faulty bot misbehaving: exit" in logs
+    assert (Path(db).stat().st_mtime_ns, Path(db + "-wal").stat().st_size) == before, \
+        "read commands write nothing"
     again = league("run", str(path), "--db", db, "--engine", "inline")
-    assert "played 0 matches" in again.stderr, "resume plays nothing twice"
+    assert "nothing to play" in again.stderr, "resume plays nothing twice"
+
+
+def test_a_league_changed_under_the_same_name_is_refused(tmp_path):
+    path = tmp_path / "same.toml"
+    text = 'name = "same"\ngame = "target"\nbots = ["random", "heuristic"]\nplayers = 2\ndeals = 1\n'
+    path.write_text(text)
+    db = str(tmp_path / "r.db")
+    league("run", str(path), "--db", db, "--engine", "inline", "-q")
+    path.write_text(text.replace("players = 2", "players = 3"))
+    refused = league("run", str(path), "--db", db, "--engine", "inline", code=EXIT_USAGE).stderr
+    assert "players 2 -> 3" in refused and "new name" in refused
+    path.write_text(text.replace("deals = 1", "deals = 2"))
+    assert "played 2 matches" in league("run", str(path), "--db", db, "--engine", "inline",
+                                        "-q").stderr, "more deals extend the same league"
+
+
+def test_a_bot_that_never_starts_leaves_its_matches_for_later(tmp_path):
+    bot_dir = tmp_path / "bots"
+    bot_dir.mkdir()
+    (bot_dir / "ghost.toml").write_text('name = "ghost"\ncommand = ["./missing-program"]\n'
+                                        'files = ["ghost.toml"]\n')
+    path = tmp_path / "g.toml"
+    path.write_text('name = "g"\ngame = "target"\nbots = ["random", "heuristic", "ghost"]\n'
+                    "players = 2\ndeals = 4\n")
+    db = str(tmp_path / "r.db")
+    run = league("run", str(path), "--db", db, "--engine", "inline", "--bots", str(bot_dir),
+                 code=EXIT_BOT)
+    assert "never started" in run.stderr
+    with sqlite3.connect(db) as conn:
+        stored = conn.execute("SELECT seats FROM matches").fetchall()
+    assert stored and all("ghost" not in seats for (seats,) in stored)
+    data = json.loads(league("table", "g", "--db", db, "--json").stdout)
+    assert all(not r["bot"].startswith("ghost") for r in data["ratings"]), "never rated"
 
 
 def test_broken_league_file_runs_nothing(tmp_path):
@@ -105,22 +210,28 @@ def test_broken_league_file_runs_nothing(tmp_path):
     path.write_text('name = "bad"\ngame = "limit"\nbots = ["random", "heuristic"]\n'
                     "players = 2\ndeals = 2\n")
     db = tmp_path / "r.db"
-    done = league("run", str(path), "--db", str(db), check=False)
-    assert done.returncode == 2 and "field 'players'" in done.stderr
+    assert "field 'players'" in league("run", str(path), "--db", str(db), code=EXIT_USAGE).stderr
     assert not db.exists()
 
 
-def test_a_broken_manifest_is_reported_and_hides_no_other_bot(tmp_path):
+def test_a_broken_manifest_is_reported_and_hides_no_other_bot(tmp_path, monkeypatch):
     (tmp_path / "broken.toml").write_text('name = "broken"\ncommand = "not a list"\n')
     (tmp_path / "notoml.toml").write_text("name = \n")
-    env = dict(os.environ, LEAGUE_BOT_PATH=str(tmp_path))
-    done = subprocess.run([sys.executable, "-m", "harness.cli", "bots"], cwd=ROOT, env=env,
-                          capture_output=True, text=True, timeout=60)
-    assert done.returncode == 0
+    monkeypatch.setenv("LEAGUE_BOT_PATH", str(tmp_path))
+    done = league("bots")
     assert "broken.toml: field 'command'" in done.stderr and "notoml.toml" in done.stderr
     assert "random" in done.stdout and "heuristic" in done.stdout
-    play = subprocess.run([sys.executable, "-m", "harness.cli", "play", "limit", "random",
-                           "random", "broken"], cwd=ROOT, env=env, capture_output=True,
-                          text=True, timeout=60)
-    assert play.returncode == 2 and "unknown bot 'broken'" in play.stderr
-    assert "field 'command'" in play.stderr
+    play = league("play", "limit", "random", "random", "broken", code=EXIT_USAGE)
+    assert "unknown bot 'broken'" in play.stderr and "field 'command'" in play.stderr
+
+
+def test_help_version_and_the_module_entry_point():
+    assert "Usage" in league("-h").stdout
+    assert "Exit codes" in league("--help").stdout
+    assert "card-league" in league("--version").stdout
+    help_text = league("run", "--help").stdout
+    for python_name in ("Optional", "list[", "Path", "NoneType"):
+        assert python_name not in help_text
+    done = subprocess.run([sys.executable, "-m", "harness.cli", "logs", "--help"], cwd=ROOT,
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0 and "stderr" in done.stdout, "read commands are registered"

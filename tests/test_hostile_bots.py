@@ -139,7 +139,7 @@ def test_hostile_bot_is_contained(tmp_path, mode, monkeypatch):
         assert all(kind is None for kind, *_ in faults[innocent]), faults[innocent]
     kinds = {kind for kind, *_ in faults[name]}
     expected = EXPECTED[mode]
-    if mode in ("cpu_burner", "late_extra"):
+    if mode in ("cpu_burner", "late_extra", "fork_bomb"):
         # The attack starts at the bot's second decision. If its match ends
         # soon after, the burn (or the unasked message) is caught in the
         # bot's next match, or its slot ends first: the result stands.
@@ -164,11 +164,12 @@ def test_hostile_bot_is_contained(tmp_path, mode, monkeypatch):
 def test_the_same_attack_works_without_the_sandbox(tmp_path, mode, monkeypatch):
     """Proof that the attacks are real: unsandboxed they succeed."""
     monkeypatch.setenv("HOSTILE_SECRET_TOKEN", "do-not-leak")
+    play(tmp_path, "earlier", INNOCENTS, Sandbox("none"))  # results there are to forge
     name = hostile_manifest(tmp_path, mode)
     league, store, summary = play(tmp_path, f"u_{mode}", [name, *INNOCENTS], Sandbox("none"),
-                                  deals=4)
+                                  deals=8)
     faults = seat_faults(tmp_path / "results.db", league.name)
-    assert summary.played == 12
+    assert summary.played == 24
     assert any("ATTACK SUCCEEDED" in stderr for _, _, stderr, _ in faults[name]), faults[name]
 
 

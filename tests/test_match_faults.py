@@ -24,6 +24,14 @@ def pool():
     pool.close()
 
 
+def own_decisions(result, seat: int) -> list[int]:
+    """The decision numbers at which ``seat`` was asked, from the replay."""
+    from harness.replay import replay_game
+
+    return [game.decisions for game, action in replay_game(result.replay)
+            if action is not None and game.current_player() == seat]
+
+
 def descendants() -> set[int]:
     return {p.pid for p in psutil.Process().children(recursive=True)}
 
@@ -47,11 +55,12 @@ def test_fault_is_recorded_and_match_finishes(pool, bot, kind):
     fault = result.faults[1]
     assert fault is not None and fault.kind == kind, fault
     assert result.faults[0] is None and result.faults[2] is None
-    expected_decision = 0 if bot in ("faulty_no_hello", "faulty_slow_start") else fault.decision
-    assert fault.decision == expected_decision
-    if bot not in ("faulty_no_hello", "faulty_slow_start"):
-        assert fault.decision > 1, "the bot played its first decision properly"
-        assert "misbehaving" in fault.stderr_tail
+    if bot in ("faulty_no_hello", "faulty_slow_start"):
+        assert fault.decision == 0 and not fault.started
+    else:
+        # it misbehaves at its own second decision: the match's decision number then
+        assert fault.decision == own_decisions(result, seat=1)[1]
+        assert fault.started and "misbehaving" in fault.stderr_tail
     # the match went on to the end with the seat played at random
     assert not result.capped and result.decisions > 50
     assert result.ranks[1] == 3, "a faulted bot is ranked last"
@@ -86,7 +95,8 @@ def test_faulted_process_is_replaced_and_healthy_ones_reused(pool):
 def test_same_seed_same_bots_same_match(pool):
     first = run_match("limit", 11, ["random", "heuristic", "random"], pool, "same")
     second = run_match("limit", 11, ["random", "heuristic", "random"], pool, "same")
-    assert first.replay == second.replay
+    assert first.replay["actions"] == second.replay["actions"]
+    assert {**first.replay, "times_ms": None} == {**second.replay, "times_ms": None}
     assert first.scores == second.scores
 
 

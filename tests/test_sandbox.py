@@ -58,6 +58,16 @@ def test_a_link_out_of_the_bot_directory_is_refused(tmp_path):
         spec.bundle()
 
 
+def test_manifest_comments_and_description_make_no_new_version(tmp_path):
+    (tmp_path / "bot.py").write_text("x = 1\n")
+    path = manifest(tmp_path, 'files = ["bot.py"]\n')
+    version = load_manifest(path).bundle().version
+    path.write_text("# a comment\n" + path.read_text() + 'description = "now described"\n')
+    assert load_manifest(path).bundle().version == version
+    path.write_text(path.read_text() + '[env]\nDEPTH = "3"\n')
+    assert load_manifest(path).bundle().version != version, "env changes how it runs"
+
+
 def test_the_cache_materialises_a_version_once_read_only(tmp_path):
     (tmp_path / "bot.py").write_text("x = 1\n")
     (tmp_path / "run.sh").write_text("#!/bin/sh\n")

@@ -96,7 +96,10 @@ def test_seed_example_alice_to_elsa():
     legal = game.legal_actions()
     assert placements_of(game) == [(card(CLUB, A), 2, -1)]  # the line goes on downwards
     game.apply((card(CLUB, A), 2, -1))
-    # no A left in hand: the turn ended by itself
+    # no A left in hand, but an A not on the grid could go on at (2, -2), so
+    # the turn goes on with "stop" as the only action (rules version 2)
+    assert game.current_player() == 3 and game.legal_actions() == [STOP]
+    game.apply(STOP)
     assert game.current_player() == 4 and game.turn == []
 
     # Elsa: the spade J fits nowhere; the club 2 goes right of the club A.
@@ -219,10 +222,42 @@ def test_line_direction_is_set_by_the_second_card():
     assert (card(DIAMOND, 6), 1, -1) not in game.legal_actions()
 
 
-def test_turn_ends_by_itself_when_nothing_more_fits():
+def test_stop_is_offered_while_a_card_off_the_grid_could_go_on():
+    """The hand holds nothing for (0, 2), but other 5s exist off the grid: the
+    turn does not end by itself, or the others would learn the hand holds no 5."""
     game = position(3, {(0, 0): card(SPADE, 5)}, [[card(HEART, 5), *FILLER], FILLER, FILLER])
     game.apply((card(HEART, 5), 0, 1))
+    assert game.current_player() == 0 and game.legal_actions() == [STOP]
+    game.apply(STOP)
     assert game.current_player() == 1 and game.turn == []
+
+
+def test_turn_ends_by_itself_when_no_card_off_the_grid_fits_the_line():
+    # The line runs right: after the spade 7 the next cell (3, 0) needs a spade
+    # 6 or 8 and, below the heart 9, a 9: no card fits, whatever the hands hold.
+    grid = {(0, 0): card(SPADE, 5), (3, 1): card(HEART, 9)}
+    hand = [card(SPADE, 6), card(SPADE, 7), *FILLER]
+    game = position(3, grid, [hand, FILLER, FILLER])
+    game.apply((card(SPADE, 6), 1, 0))
+    assert game.current_player() == 0
+    game.apply((card(SPADE, 7), 2, 0))
+    assert game.current_player() == 1 and game.turn == []
+
+
+def test_the_turn_flow_does_not_depend_on_the_hand():
+    """Two hands that differ only in the card that could go on: the same
+    placement leaves the same seat to act (the leak of rules version 1)."""
+    grid = {(0, 0): card(SPADE, 5)}
+    states = [
+        position(3, grid, [[card(HEART, 5), extra, *FILLER], FILLER, FILLER])
+        for extra in (card(DIAMOND, 5), card(CLUB, 3))
+    ]
+    for game in states:
+        game.apply((card(HEART, 5), 0, 1))
+    assert [g.current_player() for g in states] == [0, 0]
+    assert [g.decisions for g in states] == [1, 1]
+    assert states[0].legal_actions() == [STOP, (card(DIAMOND, 5), 0, 2)]
+    assert states[1].legal_actions() == [STOP]
 
 
 def test_pass_only_first_and_stop_only_after_a_card():
@@ -268,6 +303,7 @@ def test_a_placement_resets_the_passes():
     game.apply(PASS)
     assert game.passes == 2
     game.apply((card(HEART, 5), 0, 1))
+    end_turn(game)
     assert game.passes == 0 and game.game_index == 0
     for _ in range(2):
         game.apply(PASS)

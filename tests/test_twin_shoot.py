@@ -191,9 +191,13 @@ def test_open_bid_refused_by_either_member():
     game = TwinShoot.new(4, 3)
     game.team_total = [0, 12]
     bid_all(game)
-    game.apply(CLOSED)  # the first says no: the second is not asked
+    game.apply(CLOSED)  # the first says no: the second is still asked
+    assert game.phase == "open" and game.current_player() == 1
+    assert game.legal_actions() == [OPEN, CLOSED]
+    game.apply(OPEN)  # a yes cannot open it any more
     assert game.phase == "play" and game.open_team is None
     assert game.current_player() == game.leader
+    assert game.observation(1)["open_answers"][:2] == [False, True]
 
     game = TwinShoot.new(4, 3)
     game.team_total = [0, 12]
@@ -204,6 +208,31 @@ def test_open_bid_refused_by_either_member():
     assert game.observation(0)["open_answers"][:2] == [True, False]
     assert game.observation(2)["open_bid_cards"] == [None] * 4
     assert game.observation(2)["bids"][:2] == [None, None]
+
+
+def test_other_teams_cannot_tell_the_first_answer_from_the_flow():
+    """Rules version 2: after "yes" or "no" the same seat is asked next and the
+    decision counter is the same, so only the partner learns the answer."""
+    after = []
+    for first in (OPEN, CLOSED):
+        game = TwinShoot.new(4, 3)
+        game.team_total = [0, 12]
+        bid_all(game)
+        game.apply(first)
+        after.append((game.current_player(), game.decisions, game.observation(2), game.observation(3)))
+    assert after[0] == after[1]
+
+
+def test_redeal_resamples_the_first_answer_for_other_teams_only():
+    game = TwinShoot.new(4, 3)
+    game.team_total = [0, 12]
+    bid_all(game)
+    game.apply(OPEN)
+    answers = {game.redeal(2, seed).open_answers[0] for seed in range(12)}
+    assert answers == {True, False}
+    assert {game.redeal(1, seed).open_answers[0] for seed in range(12)} == {True}
+    for seed in range(4):
+        assert game.redeal(2, seed).observation(2) == game.observation(2)
 
 
 # ---- play order and follow --------------------------------------------------

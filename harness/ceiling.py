@@ -1,0 +1,81 @@
+"""The machine's ceiling for bot traffic: MessagePack request/reply over
+pipes between a driver and a trivial bot, several independent pairs at once.
+No harness and no Ray: the rate any harness on this machine can approach,
+measured in the same run as what it is compared with.
+
+    python -m harness.ceiling [--pairs 1,2,4] [--seconds 3]
+"""
+
+from __future__ import annotations
+
+import argparse
+import multiprocessing as mp
+import os
+import subprocess
+import sys
+import time
+
+import msgpack
+
+TRIVIAL_BOT = r'''
+import sys, msgpack
+inp, out = sys.stdin.buffer, sys.stdout.buffer
+unpacker = msgpack.Unpacker(raw=False)
+while True:
+    data = inp.read1(65536)
+    if not data:
+        break
+    unpacker.feed(data)
+    for message in unpacker:
+        out.write(msgpack.packb({"type": "action", "index": 0}))
+        out.flush()
+'''
+# about the size of a typical "act": a hand, a small board, twenty legal actions
+REQUEST = msgpack.packb({"type": "act", "decision": 0,
+                         "obs": {"hand": list(range(10)), "board": [[0] * 8 for _ in range(4)]},
+                         "legal": list(range(20)), "time_left_ms": 1000})
+
+
+def _pingpong(seconds: float, results: "mp.Queue[int]") -> None:
+    bot = subprocess.Popen([sys.executable, "-c", TRIVIAL_BOT], stdin=subprocess.PIPE,
+                           stdout=subprocess.PIPE, bufsize=0)
+    unpacker = msgpack.Unpacker(raw=False)
+    fd = bot.stdout.fileno()
+    count, end = 0, time.perf_counter() + seconds
+    while time.perf_counter() < end:
+        bot.stdin.write(REQUEST)
+        while True:
+            try:
+                next(unpacker)
+                break
+            except StopIteration:
+                unpacker.feed(os.read(fd, 65536))
+        count += 1
+    bot.stdin.close()
+    bot.wait()
+    results.put(count)
+
+
+def round_trips_per_second(pairs: int, seconds: float) -> float:
+    """Round trips/s of ``pairs`` driver+bot pairs running at once."""
+    context = mp.get_context("fork")
+    results: mp.Queue[int] = context.Queue()
+    workers = [context.Process(target=_pingpong, args=(seconds, results)) for _ in range(pairs)]
+    for worker in workers:
+        worker.start()
+    for worker in workers:
+        worker.join()
+    return sum(results.get() for _ in workers) / seconds
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--pairs", default="1,2")
+    parser.add_argument("--seconds", type=float, default=3.0)
+    args = parser.parse_args()
+    for pairs in (int(p) for p in args.pairs.split(",")):
+        print(f"{pairs} pair(s): {round_trips_per_second(pairs, args.seconds):,.0f} round trips/s")
+
+
+if __name__ == "__main__":
+    main()

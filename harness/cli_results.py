@@ -1,0 +1,261 @@
+"""The ``league`` read commands: table, status, matches, replay and logs.
+
+They open the results database read-only: reading never writes a byte.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any, Optional
+
+import typer
+
+from harness.cli import DbOption, _store, app, fail, print_stderr_tail
+
+TABLE_HELP = """Elo ratings from all stored results of a league, with 95% intervals.
+
+The Elo is on the usual logistic scale around a mean of 1500: 100 points
+apart, a bot finishes ahead of the other about 64% of the time when they do
+not tie (ties say nothing of strength and do not move it). Intervals are the
+wider, on each side, of a bootstrap over deal groups and the fit's Laplace
+interval. By default each bot's latest version is shown; the fit uses every
+version's results."""
+
+
+def _league_name(store: Any, league: str) -> str:
+    known = [row["name"] for row in store.leagues()]
+    if league in known:
+        return league
+    import tomllib
+
+    from harness.league import LeagueFileError, find_league_file
+
+    try:
+        name = tomllib.loads(find_league_file(league).read_text()).get("name")
+    except (LeagueFileError, OSError, tomllib.TOMLDecodeError):
+        name = None
+    if name in known:
+        return str(name)
+    fail(f"no league {league!r} in {store.path}; known: {', '.join(known) or 'none yet'}")
+
+
+@app.command(help=TABLE_HELP)
+def table(
+    league: str = typer.Argument(..., help="League name (as stored) or league file."),
+    db: Path = DbOption,
+    matrix: bool = typer.Option(False, "--matrix",
+                                help="Also the head-to-head score rates, ordered by rating."),
+    all_versions: bool = typer.Option(False, "--all-versions",
+                                      help="Show every version of each bot, not just the latest."),
+    as_json: bool = typer.Option(False, "--json", help="Machine-readable JSON."),
+    as_csv: bool = typer.Option(False, "--csv", help="Machine-readable CSV."),
+) -> None:
+    from harness.ratings import head_to_head, rate
+
+    store = _store(db, readonly=True)
+    name = _league_name(store, league)
+    seat_rows = list(store.seat_rows(name))
+    if not seat_rows:
+        fail(f"no results for league {name!r} in {db}")
+    rows = rate(seat_rows)
+    if not all_versions:
+        latest = {versions[-1] for versions in store.bot_versions().values()}
+        rows = [r for r in rows if r.bot in latest] or rows
+    labels = _labels([r.bot for r in rows])
+    order = [r.bot for r in rows]
+    if as_json:
+        payload: dict[str, Any] = {"league": name, "ratings": [r.as_dict() for r in rows]}
+        if matrix:
+            bots, rates, games = _ordered_head_to_head(head_to_head(seat_rows), order)
+            payload["head_to_head"] = {
+                a: {b: (None if games[i][j] == 0 else round(float(rates[i][j]), 4))
+                    for j, b in enumerate(bots) if i != j} for i, a in enumerate(bots)}
+        typer.echo(json.dumps(payload, indent=2))
+        return
+    if as_csv:
+        _print_csv(rows)
+        return
+    matches, faulted = store.league_match_count(name)
+    typer.echo(f"league {name}: {matches} matches ({faulted} with faults)")
+    _print_table(rows, labels)
+    if matrix:
+        _print_matrix(_ordered_head_to_head(head_to_head(seat_rows), order), labels)
+
+
+def _labels(bot_ids: list[str]) -> dict[str, str]:
+    """name, or name@version-prefix where one name has several versions shown."""
+    names = [b.split("@")[0] for b in bot_ids]
+    return {b: (n if names.count(n) == 1 else f"{n}@{b.split('@', 1)[1][:6]}")
+            for b, n in zip(bot_ids, names)}
+
+
+def _print_table(rows: list[Any], labels: dict[str, str]) -> None:
+    cells = [[str(i), labels[r.bot], f"{r.elo:.1f}", f"[{r.elo_low:.1f}, {r.elo_high:.1f}]",
+              str(r.games), f"{r.avg_score:.2f}", f"{r.avg_rank:.2f}", str(r.faults)]
+             for i, r in enumerate(rows, 1)]
+    header = ["#", "bot", "elo", "95% interval", "games", "avg score", "avg rank", "faults"]
+    widths = [max(len(row[c]) for row in cells + [header]) for c in range(len(header))]
+    left = {1}
+    for row in [header] + cells:
+        typer.echo("  ".join(cell.ljust(w) if c in left else cell.rjust(w)
+                             for c, (cell, w) in enumerate(zip(row, widths))).rstrip())
+
+
+def _print_csv(rows: list[Any]) -> None:
+    import csv
+
+    writer = csv.writer(sys.stdout)
+    writer.writerow(["rank", "bot", "elo", "elo_low", "elo_high", "games", "avg_score",
+                     "avg_rank", "faults"])
+    for position, r in enumerate(rows, 1):
+        writer.writerow([position, r.bot, f"{r.elo:.1f}", f"{r.elo_low:.1f}",
+                         f"{r.elo_high:.1f}", r.games, f"{r.avg_score:.3f}",
+                         f"{r.avg_rank:.3f}", r.faults])
+
+
+def _ordered_head_to_head(matrix: tuple[list[str], Any, Any],
+                          order: list[str]) -> tuple[list[str], list[list[float]], list[list[float]]]:
+    bots, rates, games = matrix
+    position = {b: i for i, b in enumerate(bots)}
+    keep = [b for b in order if b in position]
+    index = [position[b] for b in keep]
+    return (keep, [[float(rates[i][j]) for j in index] for i in index],
+            [[float(games[i][j]) for j in index] for i in index])
+
+
+def _print_matrix(matrix: tuple[list[str], list[list[float]], list[list[float]]],
+                  labels: dict[str, str]) -> None:
+    bots, rates, games = matrix
+    typer.echo("\nhead to head: the row's score rate against the column (ties count half), "
+               "n comparisons")
+    names = [labels.get(b, b) for b in bots]
+    cell = max(14, *(len(n) + 2 for n in names))
+    first = max(len(n) for n in names) + 2
+    typer.echo(" " * first + "".join(f"{n:>{cell}}" for n in names))
+    for i, row_name in enumerate(names):
+        cells = "".join(
+            f"{'-':>{cell}}" if i == j or games[i][j] == 0
+            else f"{f'{rates[i][j]:.1%} n={int(games[i][j])}':>{cell}}" for j in range(len(bots)))
+        typer.echo(f"{row_name:{first}}{cells}")
+
+
+@app.command()
+def status(db: Path = DbOption) -> None:
+    """Per league: matches done, in flight, remaining and faulted."""
+    store = _store(db, readonly=True)
+    rows = store.leagues()
+    if not rows:
+        typer.echo(f"no leagues in {db} yet")
+        return
+    width = max(6, *(len(r["name"]) for r in rows))
+    typer.echo(f"{'league':{width}} {'game':14} {'done':>8} {'in flight':>10} {'remaining':>10} "
+               f"{'faulted':>8}")
+    for row in rows:
+        done, faulted = store.league_match_count(row["name"])
+        flying = store.in_flight(row["name"])
+        typer.echo(f"{row['name']:{width}} {row['game']:14} {done:8d} {flying:10d} "
+                   f"{max(row['scheduled'] - done, 0):10d} {faulted:8d}")
+
+
+FAULT_KINDS = ("startup", "timeout", "crash", "bad_message", "illegal_action", "limit")
+
+
+@app.command()
+def matches(
+    db: Path = DbOption,
+    league: Optional[str] = typer.Option(None, metavar="NAME", help="Only this league."),
+    bot: Optional[str] = typer.Option(None, metavar="NAME",
+                                      help="Only matches with this bot (name or name@version)."),
+    fault: Optional[str] = typer.Option(None, metavar="KIND",
+                                        help=f"Only matches with this fault: {', '.join(FAULT_KINDS)}."),
+    limit: int = typer.Option(50, min=1, metavar="N", help="At most this many, newest first."),
+) -> None:
+    """List matches, newest first; with --fault, each fault's detail and stderr."""
+    store = _store(db, readonly=True)
+    leagues = [row["name"] for row in store.leagues()]
+    if league is not None and league not in leagues:
+        fail(f"no league {league!r} in {db}; known: {', '.join(leagues) or 'none yet'}")
+    if fault is not None and fault not in FAULT_KINDS:
+        fail(f"unknown fault kind {fault!r}; choose from {', '.join(FAULT_KINDS)}")
+    if bot is not None:
+        versions = store.bot_versions()
+        known = set(versions) | {v for vs in versions.values() for v in vs}
+        if bot not in known:
+            fail(f"no bot {bot!r} in {db}; known: {', '.join(sorted(versions)) or 'none yet'}")
+    for row in store.matches(league, bot, fault, limit):
+        seats = json.loads(row["seats"])
+        flags = (" CAPPED" if row["capped"] else "") + (f" faults={row['faulted']}" if row["faulted"] else "")
+        typer.echo(f"{row['id']}  {row['league']:12} {row['game']:14} deal {row['deal']:<5} "
+                   f"{' '.join(s.split('@')[0] for s in seats)}{flags}")
+        if fault is not None:
+            _, seat_rows, _ = store.match(row["id"])
+            for seat in seat_rows:
+                if seat["fault_kind"] == fault:
+                    typer.echo(f"    seat {seat['seat']} {seat['bot'].split('@')[0]}: "
+                               f"{seat['fault_kind']} at decision {seat['fault_decision']}: "
+                               f"{seat['fault_detail']}")
+                    for line in (seat["fault_stderr"] or "").rstrip("\n").splitlines()[-5:]:
+                        typer.echo(f"      | {line}")
+
+
+def _match(store: Any, match_id: str) -> tuple[dict[str, Any], list[dict[str, Any]], dict[str, Any]]:
+    try:
+        return store.match(match_id)
+    except KeyError as exc:
+        fail(str(exc.args[0]))
+
+
+@app.command()
+def replay(
+    match_id: str = typer.Argument(..., help="Match ID (a unique prefix will do)."),
+    db: Path = DbOption,
+) -> None:
+    """One match's log, replayed from its stored actions, with where a bot faulted."""
+    from harness.match import Fault
+    from harness.replay import replay_lines
+
+    store = _store(db, readonly=True)
+    row, seats, stored = _match(store, match_id)
+    typer.echo(f"match {row['id']} ({row['league']}, {row['game']} v{row['rules_version']}, "
+               f"seed {row['seed']}, deal {row['deal']})")
+    faults = {s["seat"]: Fault(s["fault_kind"], s["fault_decision"], s["fault_detail"] or "")
+              for s in seats if s["fault_kind"]}
+    try:
+        for line in replay_lines(stored, faults):
+            typer.echo(line)
+    except ValueError as exc:  # stored under other rules
+        fail(str(exc))
+    typer.echo("final standings:")
+    width = max(len(s["bot"]) for s in seats)
+    for seat in sorted(seats, key=lambda s: (s["rank"], s["seat"])):
+        note = (f"  FAULT {seat['fault_kind']} at decision {seat['fault_decision']}: "
+                f"{seat['fault_detail']}" if seat["fault_kind"] else "")
+        typer.echo(f"  {seat['rank']}. seat {seat['seat']} {seat['bot']:{width}} "
+                   f"score {seat['score']:g}{note}")
+    for seat in seats:
+        if seat["fault_kind"]:
+            print_stderr_tail(f"seat {seat['seat']} ({seat['bot']})", seat["fault_stderr"] or "")
+
+
+@app.command()
+def logs(
+    match_id: str = typer.Argument(..., help="Match ID (a unique prefix will do)."),
+    seat: Optional[int] = typer.Option(None, min=0, metavar="N", help="Only this seat."),
+    db: Path = DbOption,
+) -> None:
+    """What a faulted bot wrote to stderr (its last 4 KiB), whole."""
+    store = _store(db, readonly=True)
+    row, seats, _ = _match(store, match_id)
+    if seat is not None and seat >= len(seats):
+        fail(f"match {row['id']} has seats 0-{len(seats) - 1}")
+    chosen = [s for s in seats if seat is None or s["seat"] == seat]
+    for entry in chosen:
+        typer.echo(f"== seat {entry['seat']} {entry['bot']}"
+                   + (f" (FAULT {entry['fault_kind']} at decision {entry['fault_decision']})"
+                      if entry["fault_kind"] else ""))
+        if entry["fault_stderr"]:
+            typer.echo(entry["fault_stderr"].rstrip("\n"))
+        else:
+            typer.echo("(no stderr stored: it is kept only for a bot that faulted)")
