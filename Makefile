@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test test-fast venv bench golden clean
+.PHONY: run test test-fast lint venv bench golden clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -18,8 +18,14 @@ run: $(STAMP)
 	$(BIN)/league run leagues/demo.toml --db results.db
 	$(BIN)/league table demo --db results.db
 
-test: $(STAMP)
+test: $(STAMP) lint
 	$(BIN)/python -m pytest -q
+
+# Static checks, part of `make test`: ruff on everything, mypy on the harness,
+# the game contract and the SDK (pyproject.toml says which).
+lint: $(STAMP)
+	$(BIN)/ruff check .
+	$(BIN)/mypy
 
 # The edit loop: everything but the slow integration tests (Ray clusters,
 # hostile bots, killed runs).

@@ -1,4 +1,4 @@
-"""Exact engines for the eleven games of ../shared/seeds, read as RULINGS.md says."""
+"""Exact, seeded engines for eleven multiplayer card and dice games, and their registry."""
 
 from games.base import (
     Action,
@@ -11,11 +11,13 @@ from games.base import (
     UnknownGameError,
     competition_ranks,
     normalize_action,
+    ranks_by_unit,
 )
 from games.registry import GAMES, game_info, get_game, implemented_games
 
 __all__ = [
     "Action", "Game", "GameError", "GameInfo", "IllegalActionError", "Observation",
     "PlayerCountError", "UnknownGameError", "competition_ranks", "normalize_action",
+    "ranks_by_unit",
     "GAMES", "game_info", "get_game", "implemented_games",
 ]

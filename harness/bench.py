@@ -11,15 +11,18 @@ from __future__ import annotations
 
 import argparse
 import multiprocessing as mp
+import os
 import sqlite3
 import tempfile
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 from harness.ceiling import round_trips_per_second
 from harness.league import load_league
 from harness.runner import run_league
 from harness.store import Store
+
 
 def pipe_ceiling(pairs: int, seconds: float) -> float:
     """Round trips/s of ``pairs`` bare driver+bot pairs at once."""
@@ -81,10 +84,18 @@ def sandbox_overhead(starts: int = 10, round_trips: int = 3000,
     return figures
 
 
+@dataclass
+class LeagueFigures:
+    matches_s: float  # steady state: from the first stored result to the last
+    decisions_s: float
+    elapsed_s: float  # Ray's start included
+    startup_s: float
+    process_starts: int
+    played: int
+
+
 def bench_league(league_name: str, workers: int, per_worker: int,
-                 deals: int | None) -> tuple[float, float, float, int]:
-    """Steady-state matches/s and decisions/s (from the first stored result to
-    the last, so Ray's start-up is left out), total seconds, process starts."""
+                 deals: int | None) -> LeagueFigures:
     league = load_league(league_name)
     if deals:
         league.deals = deals
@@ -98,19 +109,71 @@ def bench_league(league_name: str, workers: int, per_worker: int,
             decisions = conn.execute("SELECT SUM(decisions) FROM matches").fetchone()[0]
     (t0, d0), (t1, d1) = marks[0], marks[-1]
     matches_s = (d1 - d0) / (t1 - t0)
-    return matches_s, matches_s * decisions / summary.played, summary.elapsed_s, \
-        summary.process_starts
+    return LeagueFigures(matches_s, matches_s * decisions / summary.played, summary.elapsed_s,
+                         summary.startup_s, summary.process_starts, summary.played)
+
+
+def ray_startup_s() -> float:
+    import ray
+
+    clock = time.perf_counter()
+    ray.init(include_dashboard=False, log_to_driver=False, configure_logging=False,
+             _node_ip_address="127.0.0.1")
+    took = time.perf_counter() - clock
+    ray.shutdown()
+    return took
+
+
+def schedule_rss(matches: int = 1_000_000) -> list[tuple[int, float]]:
+    """The driver's RSS (MiB) while it walks a league's schedule against the
+    store and cuts it into batches, as a run does, without playing."""
+    import psutil
+
+    from harness.runner import _batches, _Pending, _RunState
+
+    league = load_league("demo")
+    league.deals = -(-matches // league.size() * league.deals)
+    samples = []
+    with tempfile.TemporaryDirectory() as tmp:
+        store = Store(Path(tmp) / "rss.db")
+        league.secret = store.league_secret(league.name)
+        seen = 0
+        for batch in _batches(_Pending(league, store), league, 8, _RunState()):
+            seen += len(batch)
+            if seen % 100_000 < len(batch):
+                samples.append((seen, psutil.Process().memory_info().rss / 2**20))
+            if seen >= matches:
+                break
+    return samples
+
+
+def store_write_rate(matches: int = 2000) -> float:
+    """Matches/s that save_match stores, one transaction each (a real league's rows)."""
+    from harness.match import MatchResult
+
+    with tempfile.TemporaryDirectory() as tmp:
+        store = Store(Path(tmp) / "w.db")
+        replay = {"game": "limit", "actions": list(range(190))}
+        clock = time.perf_counter()
+        for i in range(matches):
+            result = MatchResult(f"m{i}", "limit", "1", i, ["a", "b", "c"], [1.0, 2.0, 3.0],
+                                 [3, 2, 1], [None, None, None], False, 190, 0.0, 0.1, None, replay)
+            store.save_match("bench", i, ["a@1", "b@1", "c@1"], result, None)
+        return matches / (time.perf_counter() - clock)
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--league", default="demo")
-    parser.add_argument("--workers", default="1,2")
+    parser.add_argument("--workers", default="", help="e.g. 1,2,4 (default 1..CPU count)")
     parser.add_argument("--seconds", type=float, default=3.0)
     parser.add_argument("--matches-per-worker", default="1,2")
     parser.add_argument("--deals", type=int, default=60, help="override the league's deals")
+    parser.add_argument("--quick", action="store_true", help="skip the 1,000,000-match schedule")
     args = parser.parse_args()
     mp.set_start_method("fork", force=True)
+    cores = os.cpu_count() or 1
+    print(f"machine: {cores} cores")
     overhead = sandbox_overhead()
     bare, boxed = overhead["none"], overhead["bwrap"]
     print(f"bot process start + handshake: {boxed['start_ms']:.1f} ms sandboxed, "
@@ -119,18 +182,47 @@ def main() -> None:
     print(f"decision round trip: {boxed['round_trip_us']:.1f} us sandboxed, "
           f"{bare['round_trip_us']:.1f} us with --sandbox none "
           f"(x{boxed['round_trip_us'] / bare['round_trip_us']:.2f})")
-    one_pair = pipe_ceiling(1, args.seconds)
-    two_pairs = pipe_ceiling(2, args.seconds)
-    print(f"pipe ceiling: 1 pair {one_pair:,.0f} round trips/s, 2 pairs {two_pairs:,.0f}/s")
-    ceiling = max(one_pair, two_pairs)
-    for workers in (int(w) for w in args.workers.split(",")):
+    pairs = sorted({1, 2, cores})
+    ceilings = {k: pipe_ceiling(k, args.seconds) for k in pairs}
+    ceiling = max(ceilings.values())
+    print("pipe ceiling: " + ", ".join(f"{k} pair(s) {v:,.0f} round trips/s"
+                                       for k, v in ceilings.items()))
+    _engine_figures()
+    print(f"Ray start-up (embedded): {ray_startup_s():.1f} s")
+    print(f"store writes: {store_write_rate():,.0f} matches/s (one transaction each)")
+    if not args.quick:
+        samples = schedule_rss()
+        print("driver RSS while scheduling 1,000,000 matches: " + ", ".join(
+            f"{n // 1000}k {rss:.0f} MiB" for n, rss in samples))
+    workers_list = [int(w) for w in args.workers.split(",")] if args.workers else \
+        list(range(1, cores + 1))
+    base: float | None = None
+    for workers in workers_list:
         for per_worker in (int(k) for k in args.matches_per_worker.split(",")):
-            matches_s, decisions_s, elapsed, starts = bench_league(args.league, workers, per_worker,
-                                                                 args.deals)
+            f = bench_league(args.league, workers, per_worker, args.deals)
+            if per_worker == 1 and workers == 1:
+                base = f.matches_s
+            scaling = (f" scaling {f.matches_s / (base * workers):.2f} of linear"
+                       if base and per_worker == 1 else "")
             print(f"{args.league} on Ray, {workers} worker(s) x {per_worker} in flight: "
-                  f"{matches_s:.1f} matches/s, {decisions_s:,.0f} decisions/s "
-                  f"(= {decisions_s / ceiling:.1%} of the best pipe ceiling), "
-                  f"{elapsed:.1f}s including Ray start, {starts} bot process starts")
+                  f"{f.matches_s:.1f} matches/s, {f.decisions_s:,.0f} decisions/s "
+                  f"(= {f.decisions_s / ceiling:.1%} of the best pipe ceiling),{scaling} "
+                  f"{f.process_starts / f.played:.3f} bot starts per match, "
+                  f"start-up {f.startup_s:.1f}s of {f.elapsed_s:.1f}s")
+
+
+def _engine_figures() -> None:
+    """Engine-only decisions/s per game (games/bench.py), where present."""
+    try:
+        from games import bench as engine_bench
+    except ImportError:
+        print("engine-only figures: games/bench.py is missing")
+        return
+    report = getattr(engine_bench, "report", None)
+    if report is None:
+        print("engine-only figures: run python -m games.bench")
+        return
+    report()
 
 
 if __name__ == "__main__":

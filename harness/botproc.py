@@ -177,7 +177,7 @@ class PipeTransport:
 
     def __init__(self, command: Sequence[str], cwd: Path | None = None,
                  env: dict[str, str] | None = None, *,
-                 slot: "SlotResources | None" = None) -> None:
+                 slot: SlotResources | None = None) -> None:
         self.slot = slot
         try:
             self.process = subprocess.Popen(
@@ -189,6 +189,7 @@ class PipeTransport:
             if slot is not None:
                 slot.release()
             raise BotStartupError(f"cannot start {list(command)!r}: {exc}") from exc
+        assert self.process.stdout and self.process.stdin and self.process.stderr
         self._stdout_fd = self.process.stdout.fileno()
         self._stdin_fd = self.process.stdin.fileno()
         os.set_blocking(self._stdin_fd, False)
@@ -287,6 +288,7 @@ class PipeTransport:
             return
         self._closed = True
         process = self.process
+        assert process.stdin is not None and process.stdout is not None
         try:
             process.stdin.close()
         except OSError:
@@ -644,5 +646,4 @@ def _same_on_the_wire(legal: Any, value: Any) -> bool:
         isinstance(value, (int, float)) and isinstance(legal, (int, float)) and value == legal)
 
 
-StartBot = Callable[[], BotClient]
 Tracer = Callable[[str, str, Any], None]  # direction ("to" or "from"), bot label, message

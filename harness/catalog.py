@@ -28,11 +28,10 @@ import os
 import shutil
 import sys
 import tempfile
+import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
-
-import tomllib
 
 from games import GAMES
 

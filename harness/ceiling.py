@@ -36,9 +36,10 @@ REQUEST = msgpack.packb({"type": "act", "decision": 0,
                          "legal": list(range(20)), "time_left_ms": 1000})
 
 
-def _pingpong(seconds: float, results: "mp.Queue[int]") -> None:
+def _pingpong(seconds: float, results: mp.Queue[int]) -> None:
     bot = subprocess.Popen([sys.executable, "-c", TRIVIAL_BOT], stdin=subprocess.PIPE,
                            stdout=subprocess.PIPE, bufsize=0)
+    assert bot.stdin is not None and bot.stdout is not None
     unpacker = msgpack.Unpacker(raw=False)
     fd = bot.stdout.fileno()
     count, end = 0, time.perf_counter() + seconds

@@ -137,7 +137,7 @@ def games(
             typer.echo(_game_line(slug))
         return
     try:
-        info = get_game(game).INFO
+        get_game(game)
     except UnknownGameError as exc:
         fail(f"{exc}; known games: {', '.join(implemented_games())}")
     if schema:

@@ -37,15 +37,14 @@ from __future__ import annotations
 
 import hashlib
 import hmac
-import os
 import itertools
 import math
+import os
+import tomllib
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
-
-import tomllib
 
 from games import UnknownGameError, get_game
 from harness.catalog import BotBundle, BotSpec, ManifestError, UnknownBotError, resolve
@@ -78,6 +77,8 @@ class League:
     partners: str
     seed: int | None  # None: deals come from ``secret``
     limits: Limits
+    format: str = "round_robin"  # or "gauntlet": only tables holding a challenger
+    challengers: tuple[str, ...] = ()
     path: Path | None = None
     specs: dict[str, BotSpec] = field(default_factory=dict, repr=False)
     bundles: dict[str, BotBundle] = field(default_factory=dict, repr=False)
@@ -110,6 +111,11 @@ class League:
         return [(seat,) for seat in range(self.players)]
 
     def tables(self) -> Iterator[tuple[str, ...]]:
+        for table in self._all_tables():
+            if self.format != "gauntlet" or set(self.challengers).intersection(table):
+                yield table
+
+    def _all_tables(self) -> Iterator[tuple[str, ...]]:
         size = len(self._units())
         if len(self.bots) >= size:
             yield from itertools.combinations(self.bots, size)
@@ -120,23 +126,47 @@ class League:
 
     def table_count(self) -> int:
         size, bots = len(self._units()), len(self.bots)
+        if self.format == "gauntlet":
+            return sum(1 for _ in self.tables())
         if bots >= size:
             return math.comb(bots, size)
         return math.comb(bots + size - 1, size) - bots
 
     def seatings(self, table: Sequence[str]) -> list[tuple[str, ...]]:
-        """Distinct seat assignments of one table, by cyclic rotation."""
+        """Distinct seat assignments of one table, by cyclic rotation; with
+        mixed partners, in every distinct partnership too (a rotation alone
+        never changes who partners whom)."""
         units = self._units()
         shifts = range(len(units)) if self.rotation == "cyclic" else range(1)
         seatings: list[tuple[str, ...]] = []
-        for shift in shifts:
-            seats = [""] * self.players
-            for index, unit in enumerate(units):
-                for seat in unit:
-                    seats[seat] = table[(index + shift) % len(units)]
-            if tuple(seats) not in seatings:
-                seatings.append(tuple(seats))
+        for arranged in self._partnerships(table):
+            for shift in shifts:
+                seats = [""] * self.players
+                for index, unit in enumerate(units):
+                    for seat in unit:
+                        seats[seat] = arranged[(index + shift) % len(units)]
+                if tuple(seats) not in seatings:
+                    seatings.append(tuple(seats))
         return seatings
+
+    def _partnerships(self, table: Sequence[str]) -> list[tuple[str, ...]]:
+        """The table laid out seat by seat once per distinct way of pairing its
+        bots into the game's teams (just the table when there are no teams to
+        mix)."""
+        teams = self.teams()
+        if not teams or self.partners != "mixed":
+            return [tuple(table)]
+        layouts: list[tuple[str, ...]] = []
+        seen: set[frozenset[tuple[str, ...]]] = set()
+        for order in itertools.permutations(range(len(table))):
+            seats = [""] * self.players
+            for position, seat in enumerate(s for team in teams for s in team):
+                seats[seat] = table[order[position]]
+            key = frozenset(tuple(sorted(seats[s] for s in team)) for team in teams)
+            if key not in seen:
+                seen.add(key)
+                layouts.append(tuple(seats))
+        return layouts
 
     def deal_seed(self, deal: int) -> int:
         """A public seed gives reproducible deals; otherwise an HMAC of the
@@ -209,7 +239,7 @@ def load_league(name_or_path: str, bot_dirs: list[Path] | None = None) -> League
     except tomllib.TOMLDecodeError as exc:
         raise LeagueFileError(f"{where}: not valid TOML: {exc}") from exc
     known = {"name", "game", "bots", "players", "deals", "rotation", "partners", "seed", "limits",
-             "description"}
+             "description", "format", "challengers"}
     unknown = sorted(set(data) - known)
     if unknown:
         raise LeagueFileError(f"{where}: unknown field(s) {', '.join(unknown)}")
@@ -252,13 +282,33 @@ def load_league(name_or_path: str, bot_dirs: list[Path] | None = None) -> League
         bundles = {name: spec.bundle() for name, spec in specs.items()}
     except (OSError, ManifestError) as exc:
         raise LeagueFileError(f"{where}: field 'bots': {exc}") from exc
+    league_format, challengers = _format(data, bots, where)
     league = League(
         name=name, game=game, bots=list(specs), players=players, deals=deals, rotation=rotation,
         partners=partners, seed=seed, limits=limits, path=path, specs=specs, bundles=bundles,
+        format=league_format,
+        challengers=tuple(specs[n].name if n in specs else n for n in challengers),
     )
     if league.table_count() == 0:
         raise LeagueFileError(f"{where}: field 'bots': no table can be formed")
     return league
+
+
+def _format(data: dict[str, Any], bots: list[str], where: str) -> tuple[str, tuple[str, ...]]:
+    league_format = data.get("format", "round_robin")
+    if league_format not in ("round_robin", "gauntlet"):
+        raise LeagueFileError(f"{where}: field 'format' must be \"round_robin\" or \"gauntlet\"")
+    challengers = data.get("challengers", [])
+    if not isinstance(challengers, list) or not all(isinstance(c, str) for c in challengers):
+        raise LeagueFileError(f"{where}: field 'challengers' must list bot names")
+    if league_format == "gauntlet" and not challengers:
+        raise LeagueFileError(f"{where}: field 'challengers': a gauntlet needs at least one")
+    if league_format != "gauntlet" and challengers:
+        raise LeagueFileError(f"{where}: field 'challengers' is for format = \"gauntlet\"")
+    missing = [c for c in challengers if c not in bots]
+    if missing:
+        raise LeagueFileError(f"{where}: field 'challengers': {', '.join(missing)} not in 'bots'")
+    return league_format, tuple(challengers)
 
 
 LIMIT_FIELDS = {"decision_ms": 1000, "startup_ms": 15000, "memory_mb": 1024, "cpu_s": 60,

@@ -16,17 +16,17 @@ import threading
 import time
 from collections import Counter
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from typing import Any
 
 import msgpack
 
-from games import Game, get_game
-from games.base import ranks_by_unit
+from games import Game, get_game, ranks_by_unit
 from harness.botproc import STDERR_TAIL_BYTES, BotClient, BotError, BotStartupError, Tracer
 from harness.catalog import BotBundle, BotCache, BotSpec, ManifestError
-from harness.sandbox import ResourceLimits, Sandbox
+from harness.records import Fault, MatchResult
 from harness.replay import decision_line, drain_event_lines, fault_line
+from harness.sandbox import ResourceLimits, Sandbox
 
 EventSink = Callable[[str], None]
 
@@ -46,41 +46,6 @@ class Limits:
         return {"decision_ms": int(self.decision_s * 1000), "startup_ms": int(self.startup_s * 1000),
                 "memory_mb": r.memory_mb, "cpu_s": r.cpu_s, "processes": r.processes,
                 "file_mb": r.file_mb, "open_files": r.open_files}
-
-
-@dataclass
-class Fault:
-    kind: str
-    decision: int
-    detail: str
-    stderr_tail: str = ""
-    started: bool = True  # False: the bot never got through its start and handshake
-
-
-@dataclass
-class MatchResult:
-    match_id: str
-    game: str
-    rules_version: str
-    seed: int
-    bots: list[str]
-    scores: list[float]
-    ranks: list[int]
-    faults: list[Fault | None]
-    capped: bool
-    decisions: int
-    started_at: float
-    duration_s: float
-    teams: list[list[int]] | None
-    replay: dict[str, Any] = field(repr=False)
-
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
-
-    def unstarted(self) -> list[str]:
-        """Bots of this match that never started: the match says nothing of them."""
-        return [bot for bot, fault in zip(self.bots, self.faults)
-                if fault is not None and not fault.started]
 
 
 class BotPool:

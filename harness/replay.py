@@ -57,7 +57,7 @@ def replay_lines(replay: dict[str, Any], faults: dict[int, Any] | None = None) -
     """The same readable log ``league play --verbose`` prints; ``faults`` maps
     a seat to its fault (kind, decision, detail), marked where it happened."""
     times = replay.get("times_ms")
-    by_decision = {}
+    by_decision: dict[int, list[tuple[int, Any]]] = {}
     for seat, fault in (faults or {}).items():
         by_decision.setdefault(fault.decision, []).append((seat, fault))
     bots = replay.get("bots", [])

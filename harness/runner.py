@@ -49,7 +49,7 @@ class WorkerSetup:
     concurrency: int = 1
 
     @classmethod
-    def of(cls, league: League, sandbox: Sandbox, concurrency: int = 1) -> "WorkerSetup":
+    def of(cls, league: League, sandbox: Sandbox, concurrency: int = 1) -> WorkerSetup:
         return cls(league.game, league.specs, league.bundles, league.limits, sandbox, concurrency)
 
 
@@ -168,7 +168,7 @@ class _Pending:
 
 
 def _batches(pending: Iterable[ScheduledMatch], league: League, size: int,
-             state: "_RunState") -> Iterator[list[tuple[BatchItem, ScheduledMatch]]]:
+             state: _RunState) -> Iterator[list[tuple[BatchItem, ScheduledMatch]]]:
     names_of = {league.bot_id(name): name for name in league.bots}
 
     def playable() -> Iterator[ScheduledMatch]:
@@ -449,7 +449,7 @@ class RunProgress:
 
 def _submit_next(runner: Engine, worker: int,
                  batches: Iterator[list[tuple[BatchItem, ScheduledMatch]]],
-                 schedules: dict[str, ScheduledMatch], stop: "_StopFlag") -> bool:
+                 schedules: dict[str, ScheduledMatch], stop: _StopFlag) -> bool:
     if stop.raised:
         return False
     pairs = next(batches, None)

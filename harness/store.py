@@ -17,11 +17,12 @@ import sqlite3
 import time
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import sqlite_utils
+from sqlite_utils.db import Table
 
-from harness.match import MatchResult  # noqa: TC001 (issue 14 moves it)
+from harness.records import MatchResult
 
 
 class StoreError(RuntimeError):
@@ -55,47 +56,50 @@ class Store:
             raise StoreError(f"{self.path} is not a usable results database ({exc}); "
                              "choose another --db, or move this file away") from exc
 
+    def _table(self, name: str) -> Table:
+        return cast(Table, self.db[name])
+
     def has_table(self, name: str) -> bool:
         return name in self.db.table_names()
 
     def _create(self) -> None:
         db = self.db
         if "leagues" not in db.table_names():
-            db["leagues"].create({"name": str, "game": str, "config": str, "scheduled": int,
+            self._table("leagues").create({"name": str, "game": str, "config": str, "scheduled": int,
                                   "created_at": float, "updated_at": float}, pk="name")
         if "bots" not in db.table_names():
-            db["bots"].create({"id": str, "name": str, "version": str, "manifest": str,
+            self._table("bots").create({"id": str, "name": str, "version": str, "manifest": str,
                                "command": str, "first_seen": float}, pk="id")
         if "matches" not in db.table_names():
-            db["matches"].create({
+            self._table("matches").create({
                 "id": str, "league": str, "game": str, "rules_version": str, "seed": int,
                 "deal": int, "seats": str, "status": str, "capped": int, "faulted": int,
                 "decisions": int, "started_at": float, "duration_s": float,
                 "finished_at": float, "run_id": int, "node": str, "worker": int,
             }, pk="id")
-            db["matches"].create_index(["league"])
-        elif "node" not in db["matches"].columns_dict:  # a results file from before nodes
-            db["matches"].add_column("node", str)
-            db["matches"].add_column("worker", int)
+            self._table("matches").create_index(["league"])
+        elif "node" not in self._table("matches").columns_dict:  # a results file from before nodes
+            self._table("matches").add_column("node", str)
+            self._table("matches").add_column("worker", int)
         if "seats" not in db.table_names():
-            db["seats"].create({
+            self._table("seats").create({
                 "match_id": str, "seat": int, "bot": str, "team": int, "score": float,
                 "rank": int, "fault_kind": str, "fault_decision": int, "fault_detail": str,
                 "fault_stderr": str,
             }, pk=("match_id", "seat"))
-            db["seats"].create_index(["bot"])
+            self._table("seats").create_index(["bot"])
         if "replays" not in db.table_names():
-            db["replays"].create({"match_id": str, "replay": str}, pk="match_id")
+            self._table("replays").create({"match_id": str, "replay": str}, pk="match_id")
         if "ratings" not in db.table_names():
-            db["ratings"].create({
+            self._table("ratings").create({
                 "league": str, "bot": str, "elo": float, "elo_low": float, "elo_high": float,
                 "games": int, "avg_score": float, "avg_rank": float, "faults": int,
                 "computed_at": float,
             }, pk=("league", "bot"))
         if "league_keys" not in db.table_names():
-            db["league_keys"].create({"league": str, "key": str, "created_at": float}, pk="league")
+            self._table("league_keys").create({"league": str, "key": str, "created_at": float}, pk="league")
         if "runs" not in db.table_names():
-            db["runs"].create({
+            self._table("runs").create({
                 "id": int, "league": str, "pid": int, "host": str, "started_at": float,
                 "heartbeat_at": float, "finished_at": float, "state": str, "in_flight": int,
                 "workers": int, "done": int,
@@ -104,14 +108,14 @@ class Store:
     # ---- leagues and bots ---------------------------------------------------
     def register_league(self, config: dict[str, Any], scheduled: int) -> None:
         now = time.time()
-        existing = self.db["leagues"].count_where("name = ?", [config["name"]])
+        existing = self._table("leagues").count_where("name = ?", [config["name"]])
         row = {"name": config["name"], "game": config["game"],
                "config": json.dumps(config, sort_keys=True), "scheduled": scheduled,
                "updated_at": now}
         if existing:
-            self.db["leagues"].update(config["name"], row)
+            self._table("leagues").update(config["name"], row)
         else:
-            self.db["leagues"].insert({**row, "created_at": now})
+            self._table("leagues").insert({**row, "created_at": now})
 
     def league_secret(self, league: str) -> str:
         """The league's secret deal key, made on first use and kept here: the
@@ -126,7 +130,7 @@ class Store:
 
     def register_bot(self, bot_id: str, name: str, version: str, manifest: str,
                      command: Sequence[str]) -> None:
-        self.db["bots"].insert({"id": bot_id, "name": name, "version": version,
+        self._table("bots").insert({"id": bot_id, "name": name, "version": version,
                                 "manifest": manifest, "command": json.dumps(list(command)),
                                 "first_seen": time.time()}, ignore=True)
 
@@ -227,7 +231,7 @@ class Store:
         row = rows[0]
         seats = list(self.db.query("SELECT * FROM seats WHERE match_id = ? ORDER BY seat",
                                    [row["id"]]))
-        replay = json.loads(self.db["replays"].get(row["id"])["replay"])
+        replay = json.loads(self._table("replays").get(row["id"])["replay"])
         return row, seats, replay
 
     def save_ratings(self, league: str, rows: Iterable[dict[str, Any]]) -> None:
@@ -240,20 +244,20 @@ class Store:
     # ---- runs ---------------------------------------------------------------
     def start_run(self, league: str, workers: int) -> int:
         now = time.time()
-        return self.db["runs"].insert({
+        return self._table("runs").insert({
             "league": league, "pid": os.getpid(), "host": socket.gethostname(),
             "started_at": now, "heartbeat_at": now, "finished_at": None, "state": "running",
             "in_flight": 0, "workers": workers, "done": 0,
-        }).last_pk
+        }).last_pk or 0
 
     def heartbeat(self, run_id: int, in_flight: int, done: int, workers: int | None = None) -> None:
         row = {"heartbeat_at": time.time(), "in_flight": in_flight, "done": done}
         if workers is not None:
             row["workers"] = workers
-        self.db["runs"].update(run_id, row)
+        self._table("runs").update(run_id, row)
 
     def finish_run(self, run_id: int, state: str) -> None:
-        self.db["runs"].update(run_id, {"finished_at": time.time(), "state": state,
+        self._table("runs").update(run_id, {"finished_at": time.time(), "state": state,
                                         "in_flight": 0})
 
     def live_runs(self, league: str, stale_after_s: float = 120.0) -> list[dict[str, Any]]:
@@ -291,9 +295,6 @@ class Store:
     def fault_kinds(self) -> list[str]:
         return [r[0] for r in self.db.execute(
             "SELECT DISTINCT fault_kind FROM seats WHERE fault_kind IS NOT NULL ORDER BY 1")]
-
-    def integrity_ok(self) -> bool:
-        return self.db.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
 
 
 def _check_path(path: Path, readonly: bool) -> None:

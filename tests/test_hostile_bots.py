@@ -146,7 +146,7 @@ def test_hostile_bot_is_contained(tmp_path, mode, monkeypatch):
         assert expected in kinds and kinds <= {expected, None}, faults[name]
     else:
         assert kinds == ({expected} if expected else {None}), faults[name]
-    for kind, detail, stderr, score in faults[name]:
+    for _kind, _detail, stderr, score in faults[name]:
         assert "ATTACK SUCCEEDED" not in stderr, stderr
         assert len(stderr.encode()) <= 4096
         assert score != 999

@@ -117,3 +117,38 @@ def test_shipped_league_runs_to_a_rating_table(path, tmp_path):
     assert summary.played == league.size() and summary.faulted == 0
     table = rate(list(store.seat_rows(league.name)))
     assert {row.bot.split("@")[0] for row in table} == set(league.bots)
+
+
+def test_a_gauntlet_schedules_only_tables_with_a_challenger(tmp_path):
+    text = GOOD.replace('bots = ["random", "heuristic"]',
+                        'bots = ["random", "heuristic", "js_random", "heuristic_half"]\n'
+                        'format = "gauntlet"\nchallengers = ["heuristic_half"]')
+    league = load_league(write(tmp_path, text), [Path(__file__).parent / "bots"])
+    tables = list(league.tables())
+    assert tables and all("heuristic_half" in t for t in tables)
+    assert len(tables) == league.table_count() == 3  # C(3, 2) partners of the challenger
+    assert league.size() == 4 * 3 * 3
+    assert all("heuristic_half@" in ",".join(m.seats) for m in league.schedule())
+    bad = text.replace('challengers = ["heuristic_half"]', 'challengers = ["nobody"]')
+    with pytest.raises(LeagueFileError, match="challengers"):
+        load_league(write(tmp_path, bad), [Path(__file__).parent / "bots"])
+
+
+def test_mixed_partners_play_every_partnership(tmp_path):
+    text = """
+name = "mixed"
+game = "tenos_square"
+bots = ["random", "heuristic", "js_random", "heuristic_half"]
+players = 4
+deals = 1
+partners = "mixed"
+seed = 2
+"""
+    league = load_league(write(tmp_path, text), [Path(__file__).parent / "bots"])
+    teams = league.teams()
+    (table,) = list(league.tables())
+    pairings = set()
+    for seats in league.seatings(table):
+        pairings.add(frozenset(frozenset(seats[s] for s in team) for team in teams))
+    assert len(pairings) == 3, "A+B/C+D, A+C/B+D and A+D/B+C"
+    assert len(league.seatings(table)) == 3 * 4  # each partnership in every rotation

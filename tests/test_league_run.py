@@ -12,6 +12,7 @@ import time
 from pathlib import Path
 
 import psutil
+import pytest
 
 from harness.league import load_league
 from harness.runner import run_league
@@ -86,6 +87,7 @@ def run_cli(args: list[str], env_extra: dict[str, str] | None = None, **kwargs) 
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, **kwargs)
 
 
+@pytest.mark.slow
 def test_sigkill_mid_run_then_resume_gives_exactly_the_schedule(tmp_path):
     path = league_file(tmp_path, "killed", ["random", "heuristic"], deals=30)
     db = tmp_path / "results.db"
@@ -98,7 +100,7 @@ def test_sigkill_mid_run_then_resume_gives_exactly_the_schedule(tmp_path):
         first.wait()
     partial = stored_ids(db, "killed")
     status = run_cli(["status", "--db", str(db)]).communicate(timeout=60)[0]
-    line = next(l for l in status.splitlines() if l.startswith("killed"))
+    line = next(row for row in status.splitlines() if row.startswith("killed"))
     assert int(line.split()[3]) == 0, "a killed run has nothing in flight"
     assert 20 <= len(partial) < len(schedule), "kill landed mid-run"
     second = run_cli(["run", path, "--db", str(db), "-q"])
@@ -115,13 +117,14 @@ def test_sigkill_mid_run_then_resume_gives_exactly_the_schedule(tmp_path):
     wait_for(lambda: not bot_processes(), 30, "bot processes of the killed run to exit")
 
 
+@pytest.mark.slow
 def test_ctrl_c_stops_cleanly_and_says_how_to_resume(tmp_path):
     path = league_file(tmp_path, "interrupted", ["random", "heuristic"], deals=200)
     db = tmp_path / "results.db"
     run = run_cli(["run", path, "--db", str(db), "-q"])
     wait_for(lambda: db.exists() and len(stored_ids(db, "interrupted")) >= 8, 120, "8 results")
     status = run_cli(["status", "--db", str(db)]).communicate(timeout=60)[0]
-    line = next(l for l in status.splitlines() if l.startswith("interrupted"))
+    line = next(row for row in status.splitlines() if row.startswith("interrupted"))
     done, in_flight, remaining = map(int, line.split()[2:5])
     assert in_flight > 0 and done >= 8 and remaining > 0, line
     second = run_cli(["run", path, "--db", str(db), "-q"])
@@ -167,6 +170,7 @@ def test_team_league_credits_each_bot_with_its_team_result(tmp_path):
     assert table[0].elo_low > table[1].elo_high
 
 
+@pytest.mark.slow
 def test_runs_on_an_existing_ray_cluster_with_address(tmp_path):
     import socket
 
@@ -195,6 +199,7 @@ def test_runs_on_an_existing_ray_cluster_with_address(tmp_path):
         subprocess.run([ray_cli, "stop", "--force"], capture_output=True, timeout=120, env=env)
 
 
+@pytest.mark.slow
 def test_a_worker_that_dies_is_replaced_and_no_match_is_lost(tmp_path, monkeypatch):
     import threading
 

@@ -4,11 +4,8 @@ secret deals, the isolation a sandboxed process really gets, and `doctor`."""
 from __future__ import annotations
 
 import os
-import sqlite3
-import time
 from pathlib import Path
 
-import msgpack
 import pytest
 from typer.testing import CliRunner
 

@@ -222,7 +222,7 @@ def db_forgery(message):
                 db.commit()
                 if changed:
                     succeeded(f"rewrote {changed} results in {path}")
-            except Exception:
+            except Exception:  # noqa: BLE001 - any failure: try the next file
                 pass
         time.sleep(0.2)
 
@@ -269,7 +269,7 @@ def spy(message):
     try:
         __import__("harness")
         found.append("imported the harness")
-    except Exception:
+    except Exception:  # noqa: BLE001 - not importable is the point
         pass
     found += _walk_for_secrets()
     targets = [("127.0.0.1", port) for port in (6379, 8265, 10001, 22)]
