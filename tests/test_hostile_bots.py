@@ -158,6 +158,9 @@ def test_hostile_bot_is_contained(tmp_path, mode, monkeypatch):
     assert not psutil.Process().children(recursive=True), "bot processes left behind"
     assert not leftover_cgroups()
     assert rss_growth < 150 << 20, f"harness grew by {rss_growth >> 20} MiB"
+    print(f"\nhostile {mode}: faults {sorted(map(str, kinds))}, innocents' faults 0, "
+          f"stored {summary.played}/{league.size()}, harness RSS +{rss_growth / 2**20:.1f} MiB "
+          f"(peak {psutil.Process().memory_info().rss / 2**20:.0f} MiB), {elapsed:.1f} s")
 
 
 @pytest.mark.parametrize("mode", ["spy", "db_forgery"])

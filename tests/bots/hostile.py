@@ -214,7 +214,7 @@ def db_forgery(message):
         candidates.update(glob.glob(pattern, recursive=True)[:50])
     import sqlite3
 
-    for _ in range(50):  # until the harness has stored something to forge
+    for _ in range(5 if candidates else 0):  # the harness may be writing: try again
         for path in candidates:
             try:
                 db = sqlite3.connect(path, timeout=0.5)
@@ -297,25 +297,25 @@ def writes_big_file(message):
         sys.exit(1)
 
 
-def in_background(attack):
-    """Answer at once and attack from a thread, so the attack's own slowness
-    never shows up as a timeout."""
+def synchronously(attack):
+    """Attack before answering: an answer then proves the attack ran to its end
+    (and failed), where an attack from a thread might not have finished."""
 
     def wrapper(message):
-        threading.Thread(target=attack, args=(message,), daemon=True).start()
+        attack(message)
         send({"type": "action", "index": 0})
         return "answered"
 
     return wrapper
 
 
-spy = in_background(spy)
-db_forgery = in_background(db_forgery)
-sabotage = in_background(sabotage)
+spy = synchronously(spy)
+db_forgery = synchronously(db_forgery)
+sabotage = synchronously(sabotage)
 
 ATTACKS = {name: function for name, function in globals().items()
            if callable(function) and not name.startswith("_")
-           and name not in ("send", "succeeded", "other_pids", "flood", "in_background")}
+           and name not in ("send", "succeeded", "other_pids", "flood", "synchronously")}
 
 
 def main():
