@@ -492,6 +492,96 @@ def _save_ratings(store: Any, league: str) -> list[Any]:
 
 
 @app.command()
+def sprt(
+    game: str = typer.Argument(..., help="Game slug."),
+    baseline: str = typer.Argument(..., help="A: the bot to beat."),
+    candidate: str = typer.Argument(..., help="B: is it better than A?"),
+    field: Optional[list[str]] = typer.Option(
+        None, "--field", metavar="BOT",
+        help="The other seats' bots, in turn (repeatable; default: random)."),
+    players: Optional[int] = typer.Option(None, min=2, metavar="N",
+                                          help="Seats per match (default: the game's fewest)."),
+    elo0: float = typer.Option(0.0, help="H0: B is this much better (Elo of the pair score)."),
+    elo1: float = typer.Option(5.0, help="H1: B is this much better."),
+    alpha: float = typer.Option(0.05, min=0.0001, max=0.5, help="False positive rate."),
+    beta: float = typer.Option(0.05, min=0.0001, max=0.5, help="False negative rate."),
+    max_pairs: int = typer.Option(4000, min=2, metavar="N", help="Give up after this many pairs."),
+    db: Path = DbOption,
+    workers: Optional[int] = typer.Option(None, "--workers", "-w", min=1, metavar="N"),
+    engine: str = typer.Option("ray", metavar="ray|inline"),
+    address: Optional[str] = typer.Option(None, metavar="HOST:PORT"),
+    decision_ms: int = typer.Option(1000, min=1, metavar="MS"),
+    bots_dir: Optional[list[Path]] = BotsOption,
+    sandbox_mode: str = SandboxOption,
+) -> None:
+    """Is B better than A? A sequential probability ratio test on paired
+    duplicate deals (B in A's seat, on A's cards, against the same field),
+    stopped as soon as the answer is clear; resumable, stored like a league."""
+    from harness.match import Limits
+    from harness.runner import run_league
+    from harness.sprt_run import current_test, sprt_league
+
+    if engine not in ("ray", "inline"):
+        fail("--engine must be ray or inline")
+    if elo0 >= elo1:
+        fail("--elo0 must be below --elo1")
+    try:
+        info = get_game(game).INFO
+    except UnknownGameError as exc:
+        fail(str(exc))
+    seats = players or info.player_counts()[0]
+    try:
+        info.check_players(seats)
+    except ValueError as exc:
+        fail(str(exc))
+    names = [baseline, candidate, *(field or ["random"])]
+    specs = _resolve_bots(names, game, bots_dir)
+    if specs[baseline].name == specs[candidate].name:
+        fail("A and B are the same bot")
+    _log_to_stderr()
+    sandbox = _sandbox(sandbox_mode)
+    league = sprt_league(game, specs[baseline], specs[candidate], [specs[f] for f in names[2:]],
+                         seats, max_pairs, Limits(decision_s=decision_ms / 1000))
+    store = _store(db)
+    _check_identity(store, league, league.name)
+    league.secret = store.league_secret(league.name)
+    test = current_test(store, league, elo0, elo1, alpha, beta)
+    interrupted = False
+    if test.verdict() is None:
+        def decided() -> bool:
+            return current_test(store, league, elo0, elo1, alpha, beta).verdict() is not None
+
+        summary = run_league(league, store, workers=workers, engine=engine, address=address,
+                             sandbox=sandbox, stop_when=decided)
+        interrupted = summary.interrupted
+        test = current_test(store, league, elo0, elo1, alpha, beta)
+    _print_sprt(test, league)
+    if interrupted:
+        typer.echo(f"interrupted; resume with: {_me()} sprt {game} {baseline} {candidate} "
+                   f"--db {db}", err=True)
+        raise typer.Exit(EXIT_INTERRUPTED)
+
+
+def _print_sprt(test: Any, league: Any) -> None:
+    low, high = test.bounds()
+    estimate = test.estimate()
+    verdict = {"H1": f"H1: {league.candidate} is better than {league.baseline} "
+                     f"(by {test.elo1:g} Elo or more)",
+               "H0": f"H0: {league.candidate} is not better than {league.baseline} "
+                     f"(by more than {test.elo0:g} Elo)",
+               None: "no verdict yet (the pairs ran out before a bound: raise --max-pairs)"}
+    typer.echo(f"SPRT {league.game}, {league.players} players, {league.candidate} (B) against "
+               f"{league.baseline} (A), field {', '.join(league.field_bots)}")
+    typer.echo(f"  pairs played: {estimate.pairs * 2} in {estimate.pairs} deals "
+               f"(pentanomial counts {[int(c) for c in test.counts]})")
+    typer.echo(f"  LLR {test.llr():.3f}, bounds [{low:.3f}, {high:.3f}] "
+               f"(elo0 {test.elo0:g}, elo1 {test.elo1:g}, alpha {test.alpha:g}, beta {test.beta:g})")
+    typer.echo(f"  Elo of B over A {estimate.elo:+.1f} [{estimate.elo_low:+.1f}, "
+               f"{estimate.elo_high:+.1f}], LOS {estimate.los:.1%}")
+    typer.echo(f"  verdict: {verdict[test.verdict()]}")
+
+
+@app.command()
 def doctor() -> None:
     """Which bot isolation works on this machine, and why not where it does not."""
     from harness.sandbox import probe

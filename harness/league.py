@@ -180,9 +180,11 @@ class League:
             raise LeagueFileError(f"league {self.name!r} has no public seed and no secret key yet")
         return int.from_bytes(digest[:6], "big")
 
-    def match_id(self, seats: Sequence[str], deal: int) -> str:
+    def match_id(self, seats: Sequence[str], deal: int, tag: str = "") -> str:
+        """Stable across runs; ``tag`` tells apart matches a schedule plays
+        twice with the same seats on the same deal (a paired test's twins)."""
         rules = get_game(self.game).INFO.rules_version
-        key = f"{self.name}|{self.game}|{rules}|{','.join(seats)}|{deal}"
+        key = f"{self.name}|{self.game}|{rules}|{','.join(seats)}|{deal}" + (f"|{tag}" if tag else "")
         return hashlib.sha256(key.encode()).hexdigest()[:20]
 
     def schedule(self) -> Iterator[ScheduledMatch]:

@@ -311,10 +311,13 @@ class RayEngine:
 def run_league(league: League, store: Store, workers: int | None = None, engine: str = "ray",
                address: str | None = None, progress: Progress | None = None,
                max_matches: int | None = None, concurrency: int = 1,
-               sandbox: Sandbox | None = None) -> RunSummary:
+               sandbox: Sandbox | None = None,
+               stop_when: Callable[[], bool] | None = None) -> RunSummary:
     """Play every scheduled match not yet stored. Ctrl-C (SIGINT) or SIGTERM
     stops cleanly: in-flight batches finish and are stored, bots are closed.
-    ``workers`` defaults to the CPUs of the cluster (Ray) or 1 (inline)."""
+    ``workers`` defaults to the CPUs of the cluster (Ray) or 1 (inline).
+    ``stop_when`` is asked after each batch: True ends the run once what is in
+    flight is stored (a sequential test that has its answer)."""
     started = time.perf_counter()
     sandbox = sandbox or Sandbox()
     sandbox.check()
@@ -356,9 +359,11 @@ def run_league(league: League, store: Store, workers: int | None = None, engine:
                     progress(RunProgress(pending.skipped + state.played, scheduled, state.played,
                                          state.faulted, time.perf_counter() - started,
                                          state.startup_s, state.leaders()))
+                if stop_when is not None and not stop.raised and stop_when():
+                    stop.raised = stop.satisfied = True
                 _submit_next(runner, worker, batches, state.schedules, stop)
             stop.drained = True
-        if stop.raised:
+        if stop.raised and not stop.satisfied:
             state.outcome = "interrupted"
     except KeyboardInterrupt:  # a second Ctrl-C: abandon what is in flight
         state.outcome = "interrupted"
@@ -466,6 +471,7 @@ class _StopFlag:
 
     def __init__(self) -> None:
         self.raised = False
+        self.satisfied = False  # raised by stop_when, not by a signal
         self.drained = False  # set once in-flight work has been collected
 
     def _handler(self, signum, frame) -> None:

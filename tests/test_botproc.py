@@ -192,3 +192,35 @@ def test_text_on_stdout_is_named_as_such():
     assert isinstance(outcome, BotBadMessage)
     assert "your bot wrote text to stdout: 'thinking...\\n'" in outcome.detail
     assert "logs go to stderr" in outcome.detail
+
+
+# ---- the pipe transport's own regressions ---------------------------------------------
+import sys  # noqa: E402
+import time  # noqa: E402
+
+from harness.botproc import PipeTransport  # noqa: E402
+
+
+def test_a_bot_that_stops_reading_gets_the_decision_deadline_not_more():
+    transport = PipeTransport([sys.executable, "-c", "import time; time.sleep(30)"])
+    started = time.monotonic()
+    try:
+        with pytest.raises(BotTimeout, match="stopped reading"):
+            transport.send({"type": "act", "obs": "x" * (4 << 20)}, time.monotonic() + 0.3)
+        assert time.monotonic() - started < 2.0
+    finally:
+        transport.close(0.0)
+
+
+def test_the_stderr_reader_stops_and_closes_its_own_file():
+    """It owns the descriptor: a number reused for another bot's pipe after
+    close can never be read by it (a child keeps this stderr open here)."""
+    script = ("import subprocess, sys, time; sys.stderr.write('x' * 6000); sys.stderr.flush(); "
+              "subprocess.Popen(['sleep', '30']); time.sleep(30)")
+    transport = PipeTransport([sys.executable, "-c", script])
+    time.sleep(0.5)
+    transport.close(0.0)
+    drain = transport._stderr
+    assert not drain._thread.is_alive() and drain._stream.closed
+    tail = transport.stderr_tail()
+    assert len(tail) == 4096 and set(tail) == {"x"}, "the last 4 KiB, as PROTOCOL.md says"
