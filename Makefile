@@ -19,6 +19,7 @@ run: $(STAMP)
 	$(BIN)/league table demo --db results.db
 
 test: $(STAMP) lint
+	sh scripts/ensure-chromium
 	$(BIN)/python -m pytest -q
 
 # Static checks, part of `make test`: ruff on everything, mypy on the harness,

@@ -208,15 +208,49 @@ def _match(store: Any, match_id: str) -> tuple[dict[str, Any], list[dict[str, An
 
 
 @app.command()
+def report(
+    league: str = typer.Argument(..., help="League name (as stored) or league file."),
+    output: Path = typer.Option(None, "--output", "-o", metavar="FILE.html",
+                                help="Where to write it (default: NAME-report.html)."),
+    db: Path = DbOption,
+) -> None:
+    """One self-contained HTML page: ratings with intervals, convergence,
+    head to head, faults with replay links, settings. No network needed."""
+    from harness.report import write_report
+
+    store = _store(db, readonly=True)
+    name = _league_name(store, league)
+    path = output or Path(f"{name}-report.html")
+    if not path.parent.is_dir():
+        fail(f"-o {path}: the folder {path.parent} does not exist")
+    written = write_report(store, name, path)
+    typer.echo(f"wrote {written} (open it in a browser)")
+
+
+@app.command()
 def replay(
     match_id: str = typer.Argument(..., help="Match ID (a unique prefix will do)."),
     db: Path = DbOption,
+    html: Optional[Path] = typer.Option(None, "--html", metavar="FILE.html",
+                                        help="Write a page that steps through the match "
+                                             "(arrow keys) instead of printing the log."),
 ) -> None:
     """One match's log, replayed from its stored actions, with where a bot faulted."""
     from harness.match import Fault
     from harness.replay import replay_lines
 
     store = _store(db, readonly=True)
+    if html is not None:
+        from harness.replay_html import write_replay_html
+
+        if not html.parent.is_dir():
+            fail(f"--html {html}: the folder {html.parent} does not exist")
+        try:
+            written = write_replay_html(store, match_id, html)
+        except KeyError as exc:
+            fail(str(exc.args[0]))
+        typer.echo(f"wrote {written} (open it in a browser; arrow keys step)")
+        return
     row, seats, stored = _match(store, match_id)
     typer.echo(f"match {row['id']} ({row['league']}, {row['game']} v{row['rules_version']}, "
                f"seed {row['seed']}, deal {row['deal']})")

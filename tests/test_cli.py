@@ -235,3 +235,20 @@ def test_help_version_and_the_module_entry_point():
     done = subprocess.run([sys.executable, "-m", "harness.cli", "logs", "--help"], cwd=ROOT,
                           capture_output=True, text=True, timeout=60)
     assert done.returncode == 0 and "stderr" in done.stdout, "read commands are registered"
+
+
+def test_report_and_replay_pages_from_the_cli(tmp_path):
+    path = tmp_path / "p.toml"
+    path.write_text('name = "p"\ngame = "target"\nbots = ["random", "faulty_exit"]\n'
+                    "players = 2\ndeals = 1\n")
+    db = str(tmp_path / "r.db")
+    league("run", str(path), "--db", db, "--engine", "inline", "-q")
+    out = tmp_path / "report.html"
+    assert "wrote" in league("report", "p", "-o", str(out), "--db", db).stdout
+    assert "faulty_exit" in out.read_text() and "<svg" in out.read_text()
+    match_id = league("matches", "--db", db).stdout.split()[0]
+    page = tmp_path / "replay.html"
+    league("replay", match_id, "--db", db, "--html", str(page))
+    assert "faulty_exit" in page.read_text()
+    assert "no match" in league("replay", "zzzz", "--db", db, "--html", str(page),
+                                code=EXIT_USAGE).stderr
