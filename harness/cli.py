@@ -486,7 +486,7 @@ def _save_ratings(store: Any, league: str) -> list[Any]:
     the read commands never write)."""
     from harness.ratings import rate
 
-    rows = rate(list(store.seat_rows(league)))
+    rows = rate(store.seat_rows(league))
     store.save_ratings(league, [r.as_dict() for r in rows])
     return rows
 

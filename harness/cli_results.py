@@ -14,14 +14,16 @@ import typer
 
 from harness.cli import DbOption, _store, app, fail, print_stderr_tail
 
-TABLE_HELP = """Elo ratings from all stored results of a league, with 95% intervals.
+TABLE_HELP = """Elo ratings from one fit of all stored results of a league.
 
-The Elo is on the usual logistic scale around a mean of 1500: 100 points
-apart, a bot finishes ahead of the other about 64% of the time when they do
-not tie (ties say nothing of strength and do not move it). Intervals are the
-wider, on each side, of a bootstrap over deal groups and the fit's Laplace
-interval. By default each bot's latest version is shown; the fit uses every
-version's results."""
+The Elo difference d gives the odds of finishing ahead: 10^(d/400) to 1,
+ties aside (ties do not move ratings; 100 points = ahead 64% of the time),
+at any number of seats; a team is the sum of its members. Mean 1500. 95%
+intervals: the wider, on each side, of a bootstrap over deal groups and the
+fit's Laplace interval. Below the table: each bot against the next one down,
+the Elo difference with its interval and the likelihood of superiority (LOS);
+--versus A --versus B for any two. By default each bot's latest version is
+shown; the fit uses every version's results."""
 
 
 def _league_name(store: Any, league: str) -> str:
@@ -51,24 +53,31 @@ def table(
                                       help="Show every version of each bot, not just the latest."),
     as_json: bool = typer.Option(False, "--json", help="Machine-readable JSON."),
     as_csv: bool = typer.Option(False, "--csv", help="Machine-readable CSV."),
+    versus: Optional[list[str]] = typer.Option(
+        None, "--versus", metavar="BOT", help="Twice: the difference between these two bots."),
 ) -> None:
-    from harness.ratings import head_to_head, rate
+    from harness.ratings import head_to_head, rating_fit
 
     store = _store(db, readonly=True)
     name = _league_name(store, league)
-    seat_rows = list(store.seat_rows(name))
-    if not seat_rows:
+    if not store.league_match_count(name)[0]:
         fail(f"no results for league {name!r} in {db}")
-    rows = rate(seat_rows)
+    if versus is not None and len(versus) != 2:
+        fail("--versus takes two bots: --versus A --versus B")
+    fit = rating_fit(store.seat_rows(name))  # read in chunks, never a list of every row
+    rows = fit.rows
     if not all_versions:
         latest = {versions[-1] for versions in store.bot_versions().values()}
         rows = [r for r in rows if r.bot in latest] or rows
     labels = _labels([r.bot for r in rows])
     order = [r.bot for r in rows]
+    pairs = _differences(fit, order, versus)
     if as_json:
-        payload: dict[str, Any] = {"league": name, "ratings": [r.as_dict() for r in rows]}
+        payload: dict[str, Any] = {"league": name, "ratings": [r.as_dict() for r in rows],
+                                   "differences": [d.as_dict() for d in fit.differences()
+                                                   if d.first in order and d.second in order]}
         if matrix:
-            bots, rates, games = _ordered_head_to_head(head_to_head(seat_rows), order)
+            bots, rates, games = _ordered_head_to_head(head_to_head(store.seat_rows(name)), order)
             payload["head_to_head"] = {
                 a: {b: (None if games[i][j] == 0 else round(float(rates[i][j]), 4))
                     for j, b in enumerate(bots) if i != j} for i, a in enumerate(bots)}
@@ -80,8 +89,30 @@ def table(
     matches, faulted = store.league_match_count(name)
     typer.echo(f"league {name}: {matches} matches ({faulted} with faults)")
     _print_table(rows, labels)
+    _print_differences(pairs, labels)
     if matrix:
-        _print_matrix(_ordered_head_to_head(head_to_head(seat_rows), order), labels)
+        _print_matrix(_ordered_head_to_head(head_to_head(store.seat_rows(name)), order), labels)
+
+
+def _differences(fit: Any, order: list[str], versus: Optional[list[str]]) -> list[Any]:
+    if versus:
+        try:
+            return [fit.difference(versus[0], versus[1])]
+        except KeyError as exc:
+            fail(str(exc.args[0]))
+    return [fit.difference(a, b) for a, b in zip(order, order[1:])]
+
+
+def _print_differences(pairs: list[Any], labels: dict[str, str]) -> None:
+    if not pairs:
+        return
+    typer.echo("\nElo difference, 95% interval and likelihood of superiority:")
+    width = max(len(labels.get(d.first, d.first)) + len(labels.get(d.second, d.second))
+                for d in pairs) + 4
+    for d in pairs:
+        who = f"{labels.get(d.first, d.first)} - {labels.get(d.second, d.second)}"
+        typer.echo(f"  {who:{width}} {d.elo:+7.1f} [{d.elo_low:+7.1f}, {d.elo_high:+7.1f}]  "
+                   f"LOS {d.los:6.1%}")
 
 
 def _labels(bot_ids: list[str]) -> dict[str, str]:

@@ -1,138 +1,682 @@
-"""Ratings from all results at once: Bradley-Terry on pairwise outcomes.
+"""Ratings from all results at once: a team-strength Bradley-Terry model.
 
-Each match is turned into pairwise outcomes between seats of different teams
-(individual games: different seats) held by different bots: the better rank
-wins, equal ranks are a draw (half a win each way). Copies of one bot at one
-table teach nothing about it and are skipped; in team games each bot is
-credited with its team's result. The strengths maximise
+What the Elo means
+------------------
+Every bot has a strength; a team's strength is the sum of its members'
+strengths (a team of one in individual games; two copies of a bot count
+twice). For any two teams (or players) at a table,
 
-    sum_ij W_ij log sigmoid(theta_i - theta_j)  -  alpha/2 * |theta|^2
+    P(a finishes ahead of b) / P(b finishes ahead of a) = 10 ** ((Elo_a - Elo_b) / 400)
 
-solved by Newton's method, then shown on the Elo scale (400/ln 10 per unit,
-mean 1500). As in BayesElo, every pair of bots that met gets one virtual draw
-(half a win each way), and a tiny L2 prior anchors the scale, so a bot that
-never loses still gets a finite rating.
+where Elo_a is the sum of a's members' Elo (relative to the mean). So a bot
+100 Elo above another finishes ahead of it 64% of the time when they do not
+tie, in a two-player game as at a seven-player table (Plackett-Luce orders
+have exactly these pairwise odds). In team games the Elo is per member:
+swapping partner B for A moves a team by Elo_A - Elo_B, so a team of two
+copies of A is 2 * (Elo_A - Elo_B) above two copies of B.
 
-95% intervals: the wider of a bootstrap over whole matches (fixed seed) and
-the normal approximation from the fit's curvature. The bootstrap alone
-collapses to a point when one bot wins every comparison: every resample is
-the same.
+Ties (shared ranks) say nothing about who was ahead, so they do not move the
+Elo: it is the odds of finishing ahead when the two do not tie. A game with
+many ties therefore does not squeeze every Elo towards the mean, as counting
+a tie as half a win each way did. Ties still count in games, average rank and
+the head-to-head score rates (half a point each). Davidson's tie model would
+also read ties as a sign of equal strength, but that is a model of the game's
+tie rule: where it is wrong (say strong players tie more often) it biases the
+fit, and where it is right it adds little, since its tie probability hardly
+changes with the strength difference near equality.
 
-Results are sorted by match ID first, so the table never depends on the
-order in which matches finished.
+How it is fitted
+----------------
+Each match gives one comparison per pair of its teams (A+B against A+B, or a
+bot against its own copy, says nothing and is skipped). Comparisons are
+counted by pair of line-ups and deal group before fitting, so the fit works
+on a small table whatever the number of matches. The strengths maximise the
+pairwise log-likelihood with Firth's bias-reducing penalty (the Jeffreys
+prior): a bot that never loses still gets a finite rating, the penalty's
+weight falls as the data grow, and unlike a fixed prior (BayesElo's virtual
+draws) it does not shrink the spread of ratings in a small league. In a
+k-team match the k - 1 comparisons of one team are correlated ((k + 1) / 3
+times the variance of independent ones, for equals), so their penalty is
+scaled by that factor. A very weak normal prior (sd 2000 Elo) only anchors
+what the data cannot see at all: a bot with no decisive comparison, or
+groups of bots that never met.
+
+95% intervals
+-------------
+On each side, the wider of two intervals:
+
+* a bootstrap that resamples whole deal groups: all matches of one deal of
+  one league (every table and seat rotation played those cards, so their
+  results are not independent); 200 resamples with a fixed seed, spread by
+  sqrt(G / (G - 1)) t(G - 1) / z for G groups (the usual small-sample
+  correction). With more than 1000 groups, groups are pooled into 1000
+  blocks by a hash of their key. Rows without a deal make each match a group.
+* a Laplace interval: the normal approximation around the fit, with the
+  fit's curvature H and the score's variance J (covariance H^-1 J H^-1).
+  J mixes the variance the model gives (matches independent, comparisons
+  within one correlated as in a Plackett-Luce order) with the one measured
+  between deal groups, weighted G : 5.
+
+The bootstrap alone fails with few deal groups or when a bot wins every
+comparison (resamples are then alike); the model alone cannot know how a
+league's duplicate deals correlate its results. Differences between two
+bots (``RatingFit.difference``) get an interval built the same way and the
+likelihood of superiority (LOS): the probability, under the normal
+approximation with the wider of the two standard errors, that the first is
+the stronger.
+
+Results do not depend on the order of the seat rows: bots, deal groups and
+line-ups are put in a canonical order before anything is random, and sums
+are exact.
 """
-
 from __future__ import annotations
 
 import math
-from collections import defaultdict
-from collections.abc import Iterable
+import zlib
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
+from itertools import islice
+from operator import itemgetter
 from typing import Any
 
 import numpy as np
 
 ELO_PER_UNIT = 400 / math.log(10)
 ELO_MEAN = 1500.0
-PRIOR_ALPHA = 0.01
 BOOTSTRAP_SAMPLES = 200
-VIRTUAL_DRAWS = 1.0
+BOOTSTRAP_BLOCKS = 1000
+PRIOR_SD_ELO = 2000.0
+RIDGE = (ELO_PER_UNIT / PRIOR_SD_ELO) ** 2
+DEFF_PRIOR_GROUPS = 5.0
+Z95 = 1.959963984540054
+CHUNK = 65536
+
+
+# ---- reading seat rows ------------------------------------------------------
+@dataclass
+class Seats:
+    """Seat rows as columns, sorted by match, team, bot and seat, so that a
+    team's seats, and copies of a bot within a team, are adjacent. ``bot``
+    indexes ``bots`` (sorted names); ``match`` numbers matches; ``block`` is
+    each row's bootstrap block (canonical: it depends on the deal group's
+    key only)."""
+
+    bots: list[str]
+    match: np.ndarray
+    seat: np.ndarray
+    bot: np.ndarray
+    team: np.ndarray
+    rank: np.ndarray
+    score: np.ndarray
+    fault: np.ndarray
+    block: np.ndarray
+    blocks: int
+
+    def starts(self, by_bot: bool = False) -> np.ndarray:
+        """First row of each team of each match (or of each bot in a team)."""
+        change = (self.match[1:] != self.match[:-1]) | (self.team[1:] != self.team[:-1])
+        if by_bot:
+            change |= self.bot[1:] != self.bot[:-1]
+        return np.flatnonzero(np.r_[True, change])
+
+
+def _encode(index: dict[Any, int], keys: list[Any]) -> np.ndarray:
+    """Codes of ``keys`` in ``index``, adding unseen keys (C loops: the
+    unseen ones are few for bots and leagues)."""
+    for key in dict.fromkeys(keys).keys() - index.keys():
+        index[key] = len(index)
+    return np.fromiter(map(index.__getitem__, keys), dtype=np.int32, count=len(keys))
+
+
+def _chunks(rows: Iterable[dict[str, Any]]) -> Iterator[list[dict[str, Any]]]:
+    if isinstance(rows, list):
+        yield from (rows[i:i + CHUNK] for i in range(0, len(rows), CHUNK))
+        return
+    iterator = iter(rows)
+    while chunk := list(islice(iterator, CHUNK)):
+        yield chunk
+
+
+def _column(chunk: list[dict[str, Any]], key: str, dtype: Any) -> np.ndarray:
+    return np.fromiter(map(itemgetter(key), chunk), dtype=dtype, count=len(chunk))
 
 
 @dataclass
+class _Columns:
+    """Columns collected chunk by chunk."""
+
+    ids: list[list[Any]]
+    parts: dict[str, list[np.ndarray]]
+    bots: dict[str, int]
+    leagues: dict[Any, int]
+    with_deal: bool
+
+    def add(self, chunk: list[dict[str, Any]]) -> None:
+        ids = list(map(itemgetter("match_id"), chunk))
+        self.ids.append(ids)
+        columns = {
+            "hash": np.fromiter(map(hash, ids), dtype=np.int64, count=len(ids)),
+            "bot": _encode(self.bots, list(map(itemgetter("bot"), chunk))),
+            "seat": _column(chunk, "seat", np.int32), "team": _column(chunk, "team", np.int32),
+            "rank": _column(chunk, "rank", np.int32), "score": _column(chunk, "score", float),
+            "fault": np.fromiter(map(bool, map(itemgetter("fault_kind"), chunk)), dtype=bool,
+                                 count=len(chunk)),
+        }
+        if self.with_deal:
+            columns["deal"] = _column(chunk, "deal", np.int64)
+            leagues = (list(map(itemgetter("league"), chunk)) if "league" in chunk[0]
+                       else [None] * len(chunk))
+            columns["league"] = _encode(self.leagues, leagues)
+        for name, values in columns.items():
+            self.parts.setdefault(name, []).append(values)
+
+    def pop(self, name: str) -> np.ndarray:
+        """The whole column, freeing its chunks."""
+        return np.concatenate(self.parts.pop(name))
+
+
+def read_seats(seat_rows: Iterable[dict[str, Any]]) -> Seats:
+    """Columns from seat rows (match_id, seat, bot, team, score, rank,
+    fault_kind, and optionally deal and league), read in chunks with C
+    loops, so that a generator is never held whole."""
+    columns: _Columns | None = None
+    for chunk in _chunks(seat_rows):
+        if columns is None:
+            columns = _Columns([], {}, {}, {}, chunk[0].get("deal") is not None)
+        columns.add(chunk)
+    if columns is None:
+        empty = np.zeros(0, np.int64)
+        return Seats([], empty, empty, empty, empty, empty, np.zeros(0), np.zeros(0, bool), empty, 0)
+    match = _match_codes(columns)
+    if columns.with_deal:
+        block, blocks = _deal_blocks(columns)
+    else:
+        per_match, blocks = _match_blocks(_match_ids(columns, match))
+        block = per_match[match]
+    columns.ids.clear()
+    names = sorted(columns.bots)
+    to_sorted = np.array([names.index(name) for name in columns.bots], dtype=np.int32)
+    bot = to_sorted[columns.pop("bot")]
+    seat, team = columns.pop("seat"), columns.pop("team")
+    order = _seat_order(match, team, bot, seat, len(names))
+    return Seats(bots=names, match=match[order], seat=seat[order], bot=bot[order],
+                 team=team[order], rank=columns.pop("rank")[order],
+                 score=columns.pop("score")[order], fault=columns.pop("fault")[order],
+                 block=block[order], blocks=blocks)
+
+
+def _seat_order(match: np.ndarray, team: np.ndarray, bot: np.ndarray, seat: np.ndarray,
+                n_bots: int) -> np.ndarray:
+    """Rows sorted by match, team, bot and seat: one sort of a combined key
+    when it fits in 63 bits."""
+    if not len(match):
+        return np.zeros(0, np.int64)
+    labels, seats = int(team.max()) + 1, int(seat.max()) + 1
+    if int(match.max() + 1) * labels * max(n_bots, 1) * seats < 2**62 and team.min() >= 0 \
+            and seat.min() >= 0:
+        key = match.astype(np.int64) * labels + team
+        key *= n_bots
+        key += bot
+        key *= seats
+        key += seat
+        return np.argsort(key)
+    return np.lexsort((seat, bot, team, match))
+
+
+def _match_codes(columns: _Columns) -> np.ndarray:
+    """A code per row for its match. Matches are told apart by the hash of
+    their ID, checked for collisions (then they are numbered exactly)."""
+    hashes = columns.pop("hash")
+    order = np.argsort(hashes)
+    hashes = hashes[order]
+    new = np.r_[True, hashes[1:] != hashes[:-1]]
+    del hashes
+    match = np.empty(len(order), dtype=np.int32)
+    match[order] = np.cumsum(new, dtype=np.int32) - 1
+    seen: set[Any] = set()
+    for ids in columns.ids:
+        seen.update(ids)
+    if len(seen) == int(new.sum()):
+        return match
+    index: dict[Any, int] = {}
+    return np.concatenate([_encode(index, ids) for ids in columns.ids])
+
+
+def _match_ids(columns: _Columns, match: np.ndarray) -> list[Any]:
+    """The match ID of each match code."""
+    ids: list[Any] = [None] * (int(match.max()) + 1 if len(match) else 0)
+    flat = [i for chunk in columns.ids for i in chunk]
+    first = np.unique(match, return_index=True)[1]
+    for code, row in enumerate(first.tolist()):
+        ids[code] = flat[row]
+    return ids
+
+
+def _deal_blocks(columns: _Columns) -> tuple[np.ndarray, int]:
+    """Bootstrap block per row from its deal group (league, deal), numbered
+    in the order of (league name, deal)."""
+    leagues = sorted(columns.leagues, key=str)
+    to_sorted = np.array([leagues.index(x) for x in columns.leagues], dtype=np.int64)
+    league, deal = to_sorted[columns.pop("league")], columns.pop("deal")
+    low, span = int(deal.min()), int(deal.max() - deal.min()) + 1
+    keys, group = _unique(league * span + (deal - low))
+    group = group.astype(np.int32)
+    if len(keys) <= BOOTSTRAP_BLOCKS:
+        return group, len(keys)
+    names = [f"{leagues[k // span]}\x00{k % span + low}" for k in keys.tolist()]
+    return _hash_blocks(names)[group], BOOTSTRAP_BLOCKS
+
+
+def _match_blocks(ids: list[Any]) -> tuple[np.ndarray, int]:
+    """Bootstrap block per match when rows carry no deal: each match is its
+    own group, numbered in the order of match IDs."""
+    if len(ids) <= BOOTSTRAP_BLOCKS:
+        order = sorted(range(len(ids)), key=lambda i: str(ids[i]))
+        block = np.empty(len(ids), dtype=np.int32)
+        block[order] = np.arange(len(ids))
+        return block, len(ids)
+    return _hash_blocks([str(i) for i in ids]), BOOTSTRAP_BLOCKS
+
+
+def _hash_blocks(keys: list[str]) -> np.ndarray:
+    """One of BOOTSTRAP_BLOCKS blocks per key, by a hash that is the same in
+    every run (unlike Python's)."""
+    hashes = np.fromiter(map(zlib.crc32, map(str.encode, keys)), dtype=np.int64, count=len(keys))
+    return (hashes % BOOTSTRAP_BLOCKS).astype(np.int32)
+
+
+def _unique(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """np.unique(values, return_inverse=True) of non-negative integers, by
+    counting instead of sorting when their range is small."""
+    if len(values) and values.min() >= 0 and values.max() < max(4 * len(values), 1 << 20):
+        present = np.bincount(values) > 0
+        code = np.cumsum(present) - 1
+        return np.flatnonzero(present), code[values]
+    return np.unique(values, return_inverse=True)
+
+
+# ---- comparisons -------------------------------------------------------------
+@dataclass
 class Comparisons:
-    """Pairwise outcomes: for each, the match index, winner, loser, weight."""
+    """Outcomes between pairs of team line-ups, counted per bootstrap block.
+
+    A line-up is a multiset of bots (``lineups[c]`` counts each bot's seats).
+    Entry e counts, for line-up ``first[row[e]]`` against ``second[row[e]]``
+    in block ``block[e]``, its wins, losses and ties. ``triples`` lists the
+    line-ups of every three teams that met in one match (sorted, with how
+    many times they met): the comparisons of such a match are correlated,
+    which ``order_effect`` measures (the factor by which the k - 1
+    comparisons of one team in a k-team match vary more than independent
+    ones would, for equals: (k + 1) / 3)."""
 
     bots: list[str]
-    match_ids: list[str]
-    match_of: np.ndarray
-    winner: np.ndarray
-    loser: np.ndarray
-    weight: np.ndarray
+    lineups: np.ndarray      # (line-ups, bots)
+    first: np.ndarray        # (rows,) line-up index
+    second: np.ndarray       # (rows,)
+    row: np.ndarray          # (entries,)
+    block: np.ndarray        # (entries,)
+    wins: np.ndarray
+    losses: np.ndarray
+    ties: np.ndarray
+    blocks: int
+    triples: np.ndarray      # (triples, 3) line-up index, sorted
+    triple_count: np.ndarray
+    order_effect: np.ndarray  # (rows,) mean (k + 1) / 3 over the row's k-team matches
 
-    def wins_matrix(self, match_weights: np.ndarray | None = None) -> np.ndarray:
+    @property
+    def design(self) -> np.ndarray:
+        """Members of the first line-up minus the second's, one row per pair."""
+        return self.lineups[self.first] - self.lineups[self.second]
+
+    def totals(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Wins, losses and ties per row, all blocks together."""
+        rows = len(self.first)
+        return tuple(np.bincount(self.row, weights=x, minlength=rows)  # type: ignore[return-value]
+                     for x in (self.wins, self.losses, self.ties))
+
+    def row_of(self, first: np.ndarray, second: np.ndarray) -> np.ndarray:
+        """Row of each (first, second) pair of line-ups, first <= second."""
+        n = len(self.lineups)
+        return np.searchsorted(self.first * n + self.second, first * n + second)
+
+    def wins_matrix(self) -> np.ndarray:
+        """Score between bots, as the head-to-head table counts it: each
+        bot of one team against each different bot of the other, a win 1,
+        a tie half to each."""
         n = len(self.bots)
-        weights = self.weight if match_weights is None else self.weight * match_weights[self.match_of]
-        wins = np.zeros((n, n))
-        np.add.at(wins, (self.winner, self.loser), weights)
-        return wins
+        wins, losses, ties = self.totals()
+        matrix = np.zeros((n, n))
+        present_a, present_b = self.lineups[self.first] > 0, self.lineups[self.second] > 0
+        for r in np.flatnonzero(wins + losses + ties):
+            a, b = np.flatnonzero(present_a[r]), np.flatnonzero(present_b[r])
+            ia, ib = np.meshgrid(a, b, indexing="ij")
+            cross = ia != ib
+            np.add.at(matrix, (ia[cross], ib[cross]), wins[r] + ties[r] / 2)
+            np.add.at(matrix, (ib[cross], ia[cross]), losses[r] + ties[r] / 2)
+        return matrix
 
 
-def comparisons(seat_rows: Iterable[dict[str, Any]]) -> Comparisons:
-    """Pairwise outcomes from seat rows (match_id, seat, bot, team, rank)."""
-    by_match: dict[str, list[dict[str, Any]]] = defaultdict(list)
-    for row in seat_rows:
-        by_match[row["match_id"]].append(row)
-    bots = sorted({row["bot"] for rows in by_match.values() for row in rows})
-    index = {bot: i for i, bot in enumerate(bots)}
-    match_ids = sorted(by_match)
-    match_of, winner, loser, weight = [], [], [], []
-    for m, match_id in enumerate(match_ids):
-        # One entrant per (team, bot): partners that are copies count once.
-        entrants = sorted({(r["team"], r["bot"], r["rank"]) for r in by_match[match_id]})
-        for a in range(len(entrants)):
-            for b in range(a + 1, len(entrants)):
-                team_a, bot_a, rank_a = entrants[a]
-                team_b, bot_b, rank_b = entrants[b]
-                if team_a == team_b or bot_a == bot_b:
-                    continue
-                i, j = index[bot_a], index[bot_b]
-                if rank_a == rank_b:
-                    match_of += [m, m]
-                    winner += [i, j]
-                    loser += [j, i]
-                    weight += [0.5, 0.5]
-                else:
-                    match_of.append(m)
-                    winner.append(i if rank_a < rank_b else j)
-                    loser.append(j if rank_a < rank_b else i)
-                    weight.append(1.0)
-    return Comparisons(bots, match_ids, np.array(match_of, dtype=np.int64),
-                       np.array(winner, dtype=np.int64), np.array(loser, dtype=np.int64),
-                       np.array(weight, dtype=float))
+def comparisons(seat_rows: Iterable[dict[str, Any]] | Seats) -> Comparisons:
+    """Pairwise outcomes between the teams of every match, aggregated."""
+    seats = seat_rows if isinstance(seat_rows, Seats) else read_seats(seat_rows)
+    return _pairs(seats, *_teams(seats))
 
 
-def _hessian(wins: np.ndarray, theta: np.ndarray, alpha: float) -> tuple[np.ndarray, np.ndarray]:
-    """Gradient and Hessian of the penalised log-likelihood at theta."""
-    n = wins.shape[0]
-    p = 1 / (1 + np.exp(-(theta[:, None] - theta[None, :])))  # P(i beats j)
-    gradient = (wins * (1 - p)).sum(1) - (wins.T * p).sum(1) - alpha * theta
-    curvature = (wins + wins.T) * p * (1 - p)
-    return gradient, curvature - np.diag(curvature.sum(1)) - alpha * np.eye(n)
+def _teams(seats: Seats) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Per team (one per match and team label): its match, line-up index,
+    rank and block, sorted by match; and the line-ups' member counts."""
+    n_bots = len(seats.bots)
+    if not len(seats.match):
+        empty = np.zeros(0, np.int64)
+        return empty, empty, empty, empty, np.zeros((0, n_bots))
+    start = seats.starts()
+    team_of_row = np.zeros(len(seats.match), dtype=np.int32)
+    team_of_row[start[1:]] = 1
+    np.cumsum(team_of_row, out=team_of_row)
+    position = np.arange(len(seats.match), dtype=np.int32) - start.astype(np.int32)[team_of_row]
+    codes, lineup = _unique(_lineup_codes(seats.bot, position, start, n_bots))
+    lineup = lineup.astype(np.int32)
+    members = np.bincount(lineup[team_of_row].astype(np.int64) * n_bots + seats.bot,
+                          minlength=len(codes) * n_bots)
+    counts = members.reshape(len(codes), n_bots) / np.bincount(lineup)[:, None]
+    rank = np.minimum.reduceat(seats.rank, start)
+    return seats.match[start], lineup, rank, seats.block[start], counts
 
 
-def fit_bradley_terry(wins: np.ndarray, alpha: float = PRIOR_ALPHA,
-                      tol: float = 1e-10, max_iter: int = 100) -> np.ndarray:
-    """MAP log-strengths for a wins matrix (wins[i, j] = i beat j)."""
-    theta = np.zeros(wins.shape[0])
+def _lineup_codes(bot: np.ndarray, position: np.ndarray, start: np.ndarray,
+                  n_bots: int) -> np.ndarray:
+    """One integer per team naming its multiset of bots: its members (sorted,
+    team by team from ``start``) as digits in base n_bots + 1."""
+    size = int(position.max()) + 1
+    if (n_bots + 1) ** size < 2**62:
+        digits = (bot + 1).astype(np.int64) * (n_bots + 1) ** position.astype(np.int64)
+        return np.add.reduceat(digits, start)
+    members: dict[tuple[int, ...], int] = {}
+    return np.array([members.setdefault(tuple(m), len(members)) for m in np.split(bot, start[1:])],
+                    dtype=np.int64)
+
+
+DENSE_TALLY = 1 << 22
+
+
+class _Tally:
+    """Sums of a few columns by integer key, added batch by batch: in dense
+    arrays when the keys' range is small, else as sorted sparse batches."""
+
+    def __init__(self, size: int, columns: int) -> None:
+        self.size, self.columns = size, columns
+        self.dense = np.zeros((columns, size)) if size <= DENSE_TALLY else None
+        self.batches: list[tuple[np.ndarray, np.ndarray]] = []
+
+    def add(self, key: np.ndarray, values: list[np.ndarray]) -> None:
+        if self.dense is not None:
+            for column, weight in enumerate(values):
+                self.dense[column] += np.bincount(key, weights=weight, minlength=self.size)
+            return
+        unique, inverse = np.unique(key, return_inverse=True)
+        self.batches.append((unique, np.stack([np.bincount(inverse, weights=w, minlength=len(unique))
+                                               for w in values])))
+
+    def result(self) -> tuple[np.ndarray, np.ndarray]:
+        """Keys seen (sorted; a key is seen when its first column is not 0)
+        and the sums, (columns, keys)."""
+        if self.dense is not None:
+            seen = np.flatnonzero(self.dense[0])
+            return seen, self.dense[:, seen]
+        if not self.batches:
+            return np.zeros(0, np.int64), np.zeros((self.columns, 0))
+        unique, inverse = np.unique(np.concatenate([k for k, _ in self.batches]),
+                                    return_inverse=True)
+        sums = np.concatenate([v for _, v in self.batches], axis=1)
+        return unique, np.stack([np.bincount(inverse, weights=c, minlength=len(unique))
+                                 for c in sums])
+
+
+def _pairs(seats: Seats, match: np.ndarray, lineup: np.ndarray, rank: np.ndarray,
+           block: np.ndarray, counts: np.ndarray) -> Comparisons:
+    """Every pair of teams within a match, counted by (block, line-up pair),
+    and every triple, counted by line-ups."""
+    n_lineups = len(counts)
+    if not len(match):
+        empty = np.zeros(0, np.int64)
+        return Comparisons(seats.bots, counts, empty, empty, empty, empty, np.zeros(0),
+                           np.zeros(0), np.zeros(0), seats.blocks, np.zeros((0, 3), np.int64),
+                           np.zeros(0), np.zeros(0))
+    per_match = np.bincount(match)
+    most = int(per_match.max())
+    tally = _Tally(max(seats.blocks, 1) * n_lineups * n_lineups, 4)
+    for d in range(1, most):
+        a = np.flatnonzero(match[:-d] == match[d:])
+        b = a + d
+        swap = lineup[a] > lineup[b]
+        first, second = np.where(swap, lineup[b], lineup[a]), np.where(swap, lineup[a], lineup[b])
+        outcome = np.sign(rank[b] - rank[a]) * np.where(swap, -1, 1)  # +1: first ahead
+        key = (block[a].astype(np.int64) * n_lineups + first) * n_lineups + second
+        # the comparison count, and the order effect's numerator (integers: sums are exact)
+        tally.add(key, [np.ones(len(a)), (outcome == 1) * 1.0, (outcome == -1) * 1.0,
+                        per_match[match[a]] + 1.0])
+    unique, (count, wins, losses, effect) = tally.result()
+    pair = unique % (n_lineups * n_lineups)
+    rows, row = _unique(pair)
+    per_row = np.bincount(row, weights=count, minlength=len(rows))
+    order_effect = np.bincount(row, weights=effect, minlength=len(rows)) / (3 * per_row)
+    triples, triple_count = _triples(match, lineup, most, n_lineups)
+    return Comparisons(seats.bots, counts, rows // n_lineups, rows % n_lineups, row,
+                       unique // (n_lineups * n_lineups), wins, losses, count - wins - losses,
+                       seats.blocks, triples, triple_count, order_effect)
+
+
+def _triples(match: np.ndarray, lineup: np.ndarray, most: int,
+             n_lineups: int) -> tuple[np.ndarray, np.ndarray]:
+    """Line-ups of every three teams of one match (sorted), with counts."""
+    if most < 3:
+        return np.zeros((0, 3), np.int64), np.zeros(0)
+    if n_lineups**3 >= 2**62:
+        found = [np.sort(np.stack([lineup[a], lineup[a + d1], lineup[a + d2]], 1), 1)
+                 for d1, d2, a in _triple_offsets(match, most)]
+        triples, count = np.unique(np.concatenate(found), axis=0, return_counts=True)
+        return triples, count.astype(float)
+    tally = _Tally(n_lineups**3, 1)
+    for d1, d2, a in _triple_offsets(match, most):
+        three = np.sort(np.stack([lineup[a], lineup[a + d1], lineup[a + d2]]), 0)
+        three = three.astype(np.int64)
+        tally.add((three[0] * n_lineups + three[1]) * n_lineups + three[2], [np.ones(len(a))])
+    codes, (count,) = tally.result()
+    triples = np.stack([codes // n_lineups**2, codes // n_lineups % n_lineups,
+                        codes % n_lineups], 1)
+    return triples, count
+
+
+def _triple_offsets(match: np.ndarray, most: int) -> Iterator[tuple[int, int, np.ndarray]]:
+    """(d1, d2, a): teams a, a + d1 and a + d2 play in one match."""
+    for d1 in range(1, most - 1):
+        for d2 in range(d1 + 1, most):
+            yield d1, d2, np.flatnonzero(match[:-d2] == match[d2:])
+
+
+# ---- the fit -------------------------------------------------------------------
+MAX_STEP = 1.0
+SAMPLE_CHUNK_VALUES = 1_000_000
+BOOTSTRAP_TOL = 1e-5  # strengths; 0.002 Elo
+
+
+def _basis(design: np.ndarray) -> np.ndarray:
+    """Orthonormal basis of the strengths the fit estimates: those summing to
+    zero when every comparison sets teams of equal size against each other
+    (the mean strength then means nothing), else all."""
+    n = design.shape[1]
+    if n and np.all(design.sum(1) == 0):
+        q, _ = np.linalg.qr(np.eye(n) - 1 / n)
+        return q[:, :n - 1]
+    return np.eye(n)
+
+
+def _sigmoid(x: np.ndarray) -> np.ndarray:
+    return 0.5 * (1 + np.tanh(0.5 * x))
+
+
+def _information(x: np.ndarray, w: np.ndarray, ridge: float) -> np.ndarray:
+    """X' diag(w) X + ridge, batched over the leading axes of w."""
+    info = np.matmul(x.T * w[..., None, :], x)
+    return info + ridge * np.eye(x.shape[1])
+
+
+def fit_strengths(design: np.ndarray, wins: np.ndarray, decisive: np.ndarray,
+                  firth: float | np.ndarray = 1.0, ridge: float = RIDGE, tol: float = 1e-7,
+                  max_iter: int = 200, start: np.ndarray | None = None) -> np.ndarray:
+    """Log-strengths (..., bots), mean zero, from wins and decisive counts
+    (..., rows) of the comparisons ``design`` (rows, bots), batched over the
+    leading axes: Fisher scoring on the log-likelihood with Firth's
+    Jeffreys-prior penalty: the modified score adds, for each row, its
+    leverage times (1/2 - p) times ``firth`` (0: plain maximum likelihood;
+    per row, the order effect of multiplayer matches, whose correlated
+    comparisons leave a bias that many times larger). ``start``: strengths
+    to start from (the bootstrap starts from the fit of all the data)."""
+    basis = _basis(design)
+    x = design @ basis
+    shape = wins.shape[:-1]
+    batch = math.prod(shape)
+    wins, decisive = wins.reshape(batch, x.shape[0]), decisive.reshape(batch, x.shape[0])
+    beta = np.zeros((len(wins), x.shape[1]))
+    if start is not None:
+        beta += start @ basis
+    active = np.arange(len(wins)) if x.shape[1] else np.zeros(0, np.int64)
+    damping, last = np.ones(len(wins)), np.full(len(wins), np.inf)
     for _ in range(max_iter):
-        gradient, hessian = _hessian(wins, theta, alpha)
-        step = np.linalg.solve(hessian, gradient)
-        theta -= step
-        if np.max(np.abs(step)) < tol:
+        if not len(active):
             break
-    return theta
+        step = _scoring_step(x, beta[active], wins[active], decisive[active], firth, ridge)
+        biggest = np.abs(step).max(-1)
+        # a step no smaller than the last one is an overshoot: halve the next ones
+        damping[active] = np.where(biggest < last[active], np.minimum(1.0, 2 * damping[active]),
+                                   damping[active] / 2)
+        last[active] = biggest
+        scale = damping[active] * np.minimum(1.0, MAX_STEP / np.maximum(biggest, 1e-300))
+        beta[active] += step * scale[:, None]
+        active = active[biggest >= tol]
+    theta = (beta @ basis.T).reshape(shape + (design.shape[1],))
+    return theta - theta.mean(-1, keepdims=True)
 
 
-def with_virtual_draws(wins: np.ndarray, draws: float = VIRTUAL_DRAWS) -> np.ndarray:
-    """Add ``draws`` virtual draws between every pair of bots that met."""
-    met = (wins + wins.T) > 0
-    return wins + met * (draws / 2)
-
-
-def elo_standard_errors(wins: np.ndarray, theta: np.ndarray, alpha: float = PRIOR_ALPHA) -> np.ndarray:
-    """Standard errors of the Elo ratings (relative to their mean) from the
-    curvature of the fit: the Laplace approximation."""
-    n = len(theta)
-    covariance = np.linalg.inv(-_hessian(wins, theta, alpha)[1])
-    centre = np.eye(n) - 1 / n
-    return ELO_PER_UNIT * np.sqrt(np.clip(np.diag(centre @ covariance @ centre.T), 0, None))
+def _scoring_step(x: np.ndarray, beta: np.ndarray, wins: np.ndarray, decisive: np.ndarray,
+                  firth: float | np.ndarray, ridge: float) -> np.ndarray:
+    """One Fisher-scoring step for each row of ``beta``."""
+    p = _sigmoid(beta @ x.T)
+    w = decisive * p * (1 - p)
+    inverse = np.linalg.inv(_information(x, w, ridge))
+    residual = wins - decisive * p
+    if np.any(firth):
+        leverage = w * (np.matmul(x, inverse) * x).sum(-1)
+        residual = residual + firth * leverage * (0.5 - p)
+    score = residual @ x - ridge * beta
+    return np.matmul(inverse, score[..., None])[..., 0]
 
 
 def to_elo(theta: np.ndarray) -> np.ndarray:
-    return ELO_MEAN + ELO_PER_UNIT * (theta - theta.mean())
+    return ELO_MEAN + ELO_PER_UNIT * (theta - theta.mean(-1, keepdims=True))
 
 
+def _laplace(data: Comparisons, fitted_rows: np.ndarray, theta: np.ndarray) -> np.ndarray:
+    """Covariance of the strengths: H^-1 J H^-1 with H the Fisher information
+    and J the score's variance, a mix of the model's (matches independent,
+    the comparisons within one as a Plackett-Luce order correlates them) and
+    the one measured across bootstrap blocks, weighted by the number of
+    blocks against DEFF_PRIOR_GROUPS."""
+    design = data.design[fitted_rows]
+    basis = _basis(design)
+    x = design @ basis
+    wins, losses, _ = data.totals()
+    decisive = (wins + losses)[fitted_rows]
+    p = _sigmoid(x @ (basis.T @ theta))
+    info = _information(x, decisive * p * (1 - p), RIDGE)
+    model = info - RIDGE * np.eye(len(info)) + basis.T @ _order_covariance(data, theta) @ basis
+    measured, groups = _measured_variance(data, fitted_rows, x, p)
+    weight = groups / (groups + DEFF_PRIOR_GROUPS)
+    inverse = np.linalg.inv(info)
+    # the prior's own term keeps directions without data as wide as the prior
+    score_variance = (1 - weight) * model + weight * measured + RIDGE * np.eye(len(info))
+    return basis @ inverse @ score_variance @ inverse @ basis.T
+
+
+TRIPLE_DESIGN = np.array([[1.0, -1.0, 0.0], [1.0, 0.0, -1.0], [0.0, 1.0, -1.0]])
+
+
+def _order_covariance(data: Comparisons, theta: np.ndarray) -> np.ndarray:
+    """The part of the score's variance that comes from comparisons sharing
+    a team in one match (bots x bots): for each triple of teams a, b, c the
+    covariances of [a ahead of b], [a ahead of c], [b ahead of c] under the
+    race that makes Plackett-Luce orders, scaled down by the share of those
+    comparisons that were decisive."""
+    if not len(data.triples):
+        return np.zeros((len(theta), len(theta)))
+    t = data.triples
+    eta = data.lineups @ theta
+    ea, eb, ec = eta[t[:, 0]], eta[t[:, 1]], eta[t[:, 2]]
+    top = np.maximum(np.maximum(ea, eb), ec)
+    la, lb, lc = np.exp(ea - top), np.exp(eb - top), np.exp(ec - top)
+    total = la + lb + lc
+    pab, pac, pbc = _sigmoid(ea - eb), _sigmoid(ea - ec), _sigmoid(eb - ec)
+    a_first_b_second = la / total * lb / (lb + lc)
+    cov = np.stack([la / total - pab * pac,                                     # ab, ac
+                    a_first_b_second - pab * pbc,                               # ab, bc
+                    a_first_b_second + lb / total * la / (la + lc) - pac * pbc], 1)  # ac, bc
+    wins, losses, ties = data.totals()
+    share = np.sqrt((wins + losses) / np.maximum(wins + losses + ties, 1))
+    sab, sac, sbc = (share[data.row_of(t[:, i], t[:, j])] for i, j in ((0, 1), (0, 2), (1, 2)))
+    cov *= np.stack([sab * sac, sab * sbc, sac * sbc], 1) * data.triple_count[:, None]
+    pair_cov = np.zeros((len(t), 3, 3))
+    for k, (i, j) in enumerate(((0, 1), (0, 2), (1, 2))):
+        pair_cov[:, i, j] = pair_cov[:, j, i] = cov[:, k]
+    team_cov = TRIPLE_DESIGN.T @ pair_cov @ TRIPLE_DESIGN        # (triples, 3, 3)
+    members = data.lineups[t]                                     # (triples, 3, bots)
+    return np.einsum("tib,tij,tjc->bc", members, team_cov, members)
+
+
+def _measured_variance(data: Comparisons, fitted_rows: np.ndarray, x: np.ndarray,
+                       p: np.ndarray) -> tuple[np.ndarray, int]:
+    """Variance of the score between bootstrap blocks (a cluster-robust
+    estimate), and how many blocks hold comparisons."""
+    position = np.full(len(data.first), -1)
+    position[fitted_rows] = np.arange(len(fitted_rows))
+    keep = position[data.row] >= 0
+    row = position[data.row[keep]]
+    residual = data.wins[keep] - (data.wins[keep] + data.losses[keep]) * p[row]
+    scores = np.zeros((data.blocks, x.shape[1]))
+    np.add.at(scores, data.block[keep], residual[:, None] * x[row])
+    used = np.unique(data.block[keep])
+    groups = len(used)
+    if groups < 2:
+        return np.zeros((x.shape[1], x.shape[1])), 0
+    centred = scores[used] - scores[used].mean(0)
+    return centred.T @ centred * groups / (groups - 1), groups
+
+
+def _bootstrap(data: Comparisons, fitted_rows: np.ndarray, samples: int, seed: int,
+               start: np.ndarray) -> np.ndarray:
+    """Strengths (samples, bots) refitted on resampled bootstrap blocks."""
+    rng = np.random.default_rng(seed)
+    counts = rng.multinomial(data.blocks, np.full(data.blocks, 1 / data.blocks), size=samples)
+    position = np.full(len(data.first), -1)
+    position[fitted_rows] = np.arange(len(fitted_rows))
+    keep = np.flatnonzero(position[data.row] >= 0)
+    keep = keep[np.argsort(position[data.row[keep]], kind="stable")]
+    row = position[data.row[keep]]
+    starts = np.flatnonzero(np.r_[True, row[1:] != row[:-1]])
+    block, wins, losses = data.block[keep], data.wins[keep], data.losses[keep]
+    design = data.design[fitted_rows]
+    chunk = max(1, SAMPLE_CHUNK_VALUES // max(1, len(keep) + len(fitted_rows) * design.shape[1]))
+    theta = np.zeros((samples, design.shape[1]))
+    for lo in range(0, samples, chunk):
+        weight = counts[lo:lo + chunk][:, block].astype(float)
+        sampled_wins = np.add.reduceat(weight * wins, starts, axis=1)
+        sampled_decisive = np.add.reduceat(weight * (wins + losses), starts, axis=1)
+        theta[lo:lo + chunk] = fit_strengths(design, sampled_wins, sampled_decisive,
+                                             data.order_effect[fitted_rows], start=start,
+                                             tol=BOOTSTRAP_TOL)
+    return theta
+
+
+# ---- the table ---------------------------------------------------------------------
 @dataclass
 class RatingRow:
     bot: str
@@ -148,54 +692,160 @@ class RatingRow:
         return dict(self.__dict__)
 
 
-def rate(seat_rows: list[dict[str, Any]], samples: int = BOOTSTRAP_SAMPLES,
+@dataclass
+class Difference:
+    """Elo of ``first`` minus ``second``, its 95% interval, and the likelihood
+    of superiority: the probability that ``first`` is the stronger."""
+
+    first: str
+    second: str
+    elo: float
+    elo_low: float
+    elo_high: float
+    los: float
+
+    def as_dict(self) -> dict[str, Any]:
+        return dict(self.__dict__)
+
+
+@dataclass
+class RatingFit:
+    """Everything the table and the pairwise differences come from."""
+
+    bots: list[str]
+    elo: np.ndarray            # (bots,)
+    covariance: np.ndarray     # Laplace covariance of the Elo, (bots, bots)
+    draws: np.ndarray          # bootstrap Elo, (samples, bots)
+    rows: list[RatingRow]      # the table, best first
+
+    def index(self, name: str) -> int:
+        """A bot by its full name (name@version) or its unique name."""
+        if name in self.bots:
+            return self.bots.index(name)
+        found = [i for i, bot in enumerate(self.bots) if bot.split("@")[0] == name]
+        if len(found) != 1:
+            raise KeyError(f"{'no' if not found else 'more than one'} bot named {name!r} "
+                           f"(known: {', '.join(self.bots)})")
+        return found[0]
+
+    def difference(self, first: str, second: str) -> Difference:
+        """Elo of ``first`` minus ``second``: the wider of the bootstrap and
+        the Laplace interval, and LOS under the wider standard error."""
+        a, b = self.index(first), self.index(second)
+        elo = float(self.elo[a] - self.elo[b])
+        c = self.covariance
+        laplace_sd = math.sqrt(max(c[a, a] + c[b, b] - 2 * c[a, b], 0.0))
+        low, high = elo - Z95 * laplace_sd, elo + Z95 * laplace_sd
+        sd = laplace_sd
+        if len(self.draws):
+            drawn = self.draws[:, a] - self.draws[:, b]
+            boot_low, boot_high = np.percentile(drawn, [2.5, 97.5])
+            low, high = min(low, float(boot_low)), max(high, float(boot_high))
+            sd = max(sd, float(drawn.std()))
+        los = 0.5 if sd == 0 and elo == 0 else 0.5 * math.erfc(-elo / (sd * math.sqrt(2))) \
+            if sd > 0 else float(elo > 0)
+        return Difference(self.bots[a], self.bots[b], elo, low, high, los)
+
+    def differences(self) -> list[Difference]:
+        """Every pair, each bot against those below it in the table."""
+        order = [row.bot for row in self.rows]
+        return [self.difference(order[i], order[j])
+                for i in range(len(order)) for j in range(i + 1, len(order))]
+
+
+def rating_fit(seat_rows: Iterable[dict[str, Any]], samples: int = BOOTSTRAP_SAMPLES,
+               seed: int = 0) -> RatingFit:
+    """Fit the ratings and their uncertainty from seat rows (any order; a
+    generator is read in chunks)."""
+    seats = read_seats(seat_rows)
+    n = len(seats.bots)
+    if not n:
+        return RatingFit([], np.zeros(0), np.zeros((0, 0)), np.zeros((samples, 0)), [])
+    stats = _seat_stats(seats)
+    seats.score = seats.seat = seats.fault = np.zeros(0)   # not needed any more: free them
+    data = _pairs(seats, *_teams(seats))
+    del seats
+    wins, losses, _ = data.totals()
+    fitted_rows = np.flatnonzero((data.first != data.second) & (wins + losses > 0))
+    design = data.design[fitted_rows]
+    theta = fit_strengths(design, wins[fitted_rows], (wins + losses)[fitted_rows],
+                          data.order_effect[fitted_rows])
+    covariance = ELO_PER_UNIT**2 * _laplace(data, fitted_rows, theta)
+    elo = to_elo(theta)
+    draws = _bootstrap_elo(data, fitted_rows, samples, seed, theta, elo)
+    half = Z95 * np.sqrt(np.clip(np.diag(covariance), 0, None))
+    boot_low, boot_high = np.percentile(draws, [2.5, 97.5], axis=0)
+    low, high = np.minimum(boot_low, elo - half), np.maximum(boot_high, elo + half)
+    rows = [RatingRow(bot, float(elo[i]), float(low[i]), float(high[i]), *stats[i])
+            for i, bot in enumerate(data.bots)]
+    return RatingFit(data.bots, elo, covariance, draws, sorted(rows, key=lambda r: (-r.elo, r.bot)))
+
+
+def _bootstrap_elo(data: Comparisons, fitted_rows: np.ndarray, samples: int, seed: int,
+                   theta: np.ndarray, elo: np.ndarray) -> np.ndarray:
+    """Bootstrap Elo, spread about the estimate by sqrt(G / (G - 1)) t / z
+    for G blocks: resampling G groups understates their variance by
+    (G - 1) / G, and a variance measured on G groups calls for Student's t
+    with G - 1 degrees of freedom rather than the normal quantile z."""
+    groups = len(np.unique(data.block))
+    if groups < 2:
+        return np.tile(elo, (samples, 1))
+    draws = to_elo(_bootstrap(data, fitted_rows, samples, seed, theta))
+    spread = math.sqrt(groups / (groups - 1)) * _t975(groups - 1) / Z95
+    return elo + (draws - elo) * spread
+
+
+def _t975(dof: int) -> float:
+    """97.5% quantile of Student's t (Cornish-Fisher; within 0.3% from 3
+    degrees of freedom, exact enough below)."""
+    z = Z95
+    if dof < 3:
+        return {1: 12.706, 2: 4.303}[dof]
+    return (z + (z**3 + z) / (4 * dof) + (5 * z**5 + 16 * z**3 + 3 * z) / (96 * dof**2)
+            + (3 * z**7 + 19 * z**5 + 17 * z**3 - 15 * z) / (384 * dof**3))
+
+
+def rate(seat_rows: Iterable[dict[str, Any]], samples: int = BOOTSTRAP_SAMPLES,
          seed: int = 0) -> list[RatingRow]:
     """The rating table, best first."""
-    seat_rows = sorted(seat_rows, key=lambda r: (r["match_id"], r["seat"]))
-    data = comparisons(seat_rows)
-    if not data.bots:
-        return []
-    wins = with_virtual_draws(data.wins_matrix())
-    theta = fit_bradley_terry(wins)
-    elo = to_elo(theta)
-    rng = np.random.default_rng(seed)
-    draws = np.empty((samples, len(data.bots)))
-    for s in range(samples):
-        counts = rng.multinomial(len(data.match_ids), np.full(len(data.match_ids),
-                                                              1 / len(data.match_ids)))
-        resampled = with_virtual_draws(data.wins_matrix(counts.astype(float)))
-        draws[s] = to_elo(fit_bradley_terry(resampled))
-    low, high = np.percentile(draws, [2.5, 97.5], axis=0)
-    spread = 1.96 * elo_standard_errors(wins, theta)
-    low, high = np.minimum(low, elo - spread), np.maximum(high, elo + spread)
-    stats = _seat_stats(seat_rows)
-    rows = [RatingRow(bot, float(elo[i]), float(low[i]), float(high[i]), *stats[bot])
-            for i, bot in enumerate(data.bots)]
-    return sorted(rows, key=lambda r: (-r.elo, r.bot))
+    return rating_fit(seat_rows, samples, seed).rows
 
 
-def _seat_stats(seat_rows: list[dict[str, Any]]) -> dict[str, tuple[int, float, float, int]]:
+def elo_difference(seat_rows: Iterable[dict[str, Any]], first: str, second: str,
+                   samples: int = BOOTSTRAP_SAMPLES, seed: int = 0) -> Difference:
+    """Elo of ``first`` minus ``second`` with its interval and LOS."""
+    return rating_fit(seat_rows, samples, seed).difference(first, second)
+
+
+def _seat_stats(seats: Seats) -> list[tuple[int, float, float, int]]:
     """Games, average score, average rank and faults per bot, counting one
-    entry per (match, team, bot): partners that are copies play one game,
-    which is faulted if either copy faulted."""
-    units: dict[tuple[str, int, str], list[Any]] = {}
-    for row in seat_rows:
-        unit = units.setdefault((row["match_id"], row["team"], row["bot"]),
-                                [row["score"], row["rank"], False])
-        unit[2] = unit[2] or bool(row["fault_kind"])
-    totals: dict[str, list[float]] = defaultdict(lambda: [0, 0.0, 0.0, 0])
-    for (_, _, bot), (score, rank, faulted) in units.items():
-        entry = totals[bot]
-        entry[0] += 1
-        entry[1] += score
-        entry[2] += rank
-        entry[3] += int(faulted)
-    return {bot: (int(g), s / g, r / g, int(f)) for bot, (g, s, r, f) in totals.items()}
+    entry per (match, team, bot): partners that are copies play one game
+    (with the score of their first seat), faulted if either copy faulted.
+    Sums are exact, so the table does not depend on the order of the rows."""
+    n = len(seats.bots)
+    first = np.r_[True, (seats.match[1:] != seats.match[:-1]) | (seats.team[1:] != seats.team[:-1])
+                  | (seats.bot[1:] != seats.bot[:-1])]
+    bot = seats.bot[first]
+    games = np.bincount(bot, minlength=n)
+    rank_sum = np.bincount(bot, weights=seats.rank[first], minlength=n)
+    # a unit is faulted if any of its seats is: count units with a faulted seat
+    faulted_unit = np.cumsum(first)[seats.fault] - 1
+    faults = np.bincount(bot[np.unique(faulted_unit)], minlength=n)
+    score = seats.score[first]
+    if np.all(score == np.round(score)) and np.abs(score).sum() < 2**52:
+        score_sum = np.bincount(bot, weights=score, minlength=n)   # integers: exact
+    else:
+        order = np.argsort(bot, kind="stable")
+        bounds = np.r_[0, np.cumsum(games)]
+        score_sum = np.array([math.fsum(score[order[a:b]]) for a, b in zip(bounds, bounds[1:])])
+    return [(int(g), float(s / g), float(r / g), int(f)) if g else (0, 0.0, 0.0, int(f))
+            for g, s, r, f in zip(games, score_sum, rank_sum, faults, strict=True)]
 
 
-def head_to_head(seat_rows: list[dict[str, Any]]) -> tuple[list[str], np.ndarray, np.ndarray]:
-    """Score rate of row bot against column bot (wins + draws/2) and counts."""
-    data = comparisons(seat_rows)  # groups and sorts by match itself
+def head_to_head(seat_rows: Iterable[dict[str, Any]]) -> tuple[list[str], np.ndarray, np.ndarray]:
+    """Score rate of row bot against column bot (wins + ties/2) and counts:
+    each bot of a team against each different bot of another team."""
+    data = comparisons(seat_rows)
     wins = data.wins_matrix()
     games = wins + wins.T
     with np.errstate(invalid="ignore", divide="ignore"):

@@ -125,7 +125,7 @@ def test_hostile_bot_is_contained(tmp_path, mode, monkeypatch):
     canary = tmp_path / "canary.txt"
     canary.write_text("secret")
     monkeypatch.setenv("HOSTILE_CANARY_PATH", str(canary))
-    name = hostile_manifest(tmp_path, mode)
+    name = hostile_manifest(tmp_path, mode, {"HOSTILE_DB_ROOT": f"{tmp_path.resolve()}/"})
     rss_before = psutil.Process().memory_info().rss
     started = time.monotonic()
     league, store, summary = play(tmp_path, f"h_{mode}", [name, *INNOCENTS], Sandbox("bwrap"))
@@ -168,7 +168,7 @@ def test_the_same_attack_works_without_the_sandbox(tmp_path, mode, monkeypatch):
     """Proof that the attacks are real: unsandboxed they succeed."""
     monkeypatch.setenv("HOSTILE_SECRET_TOKEN", "do-not-leak")
     play(tmp_path, "earlier", INNOCENTS, Sandbox("none"))  # results there are to forge
-    name = hostile_manifest(tmp_path, mode)
+    name = hostile_manifest(tmp_path, mode, {"HOSTILE_DB_ROOT": f"{tmp_path.resolve()}/"})
     league, store, summary = play(tmp_path, f"u_{mode}", [name, *INNOCENTS], Sandbox("none"),
                                   deals=8)
     faults = seat_faults(tmp_path / "results.db", league.name)

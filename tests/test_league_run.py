@@ -143,9 +143,9 @@ def test_ctrl_c_stops_cleanly_and_says_how_to_resume(tmp_path):
     wait_for(lambda: not bot_processes(), 30, "bot processes to exit")
 
 
-def test_team_league_credits_each_bot_with_its_team_result(tmp_path):
+def test_a_mixed_team_league_rates_each_bot_by_what_it_adds(tmp_path):
     """Mixed partnerships: the heuristic sometimes partners the random bot,
-    yet the table ranks it clearly above, with separate intervals."""
+    yet the team-strength model ranks it clearly above, with separate intervals."""
     path = league_file(tmp_path, "teams", ["random", "heuristic"], deals=25,
                        game="tenos_square", players=4)
     text = Path(path).read_text().replace("seed = 11", 'seed = 11\npartners = "mixed"')

@@ -1,4 +1,5 @@
-"""Ratings: the fit agrees with choix, ignores finishing order, credits teams."""
+"""Ratings: the fit agrees with choix, ignores row order, models teams and
+ties, groups deals, and reports differences between two bots."""
 
 from __future__ import annotations
 
@@ -6,12 +7,21 @@ import random
 
 import choix
 import numpy as np
+import pytest
 
-from harness.ratings import comparisons, fit_bradley_terry, head_to_head, rate
+from harness.ratings import (
+    ELO_PER_UNIT,
+    comparisons,
+    fit_strengths,
+    head_to_head,
+    rate,
+    rating_fit,
+    read_seats,
+)
 
 
 def synthetic_matches(strengths: dict[str, float], matches: int, players: int, seed: int,
-                      teams: bool = False):
+                      teams: bool = False, deals: int | None = None):
     """Seat rows of matches whose finishing orders follow Plackett-Luce."""
     rng = random.Random(seed)
     names = sorted(strengths)
@@ -26,32 +36,46 @@ def synthetic_matches(strengths: dict[str, float], matches: int, players: int, s
         remaining = list(units)
         order = []
         while remaining:
-            weights = [np.exp(strengths[u[1]]) for u in remaining]
+            # a team of two copies plays with twice its bot's strength
+            weights = [np.exp(strengths[u[1]] * len(u[2])) for u in remaining]
             pick = rng.choices(range(len(remaining)), weights)[0]
             order.append(remaining.pop(pick))
         for rank, (team, bot, seats) in enumerate(order, 1):
             for seat in seats:
-                rows.append({"match_id": f"m{m:05d}", "seat": seat, "bot": bot, "team": team,
-                             "score": float(10 - rank), "rank": rank, "fault_kind": None})
+                row = {"match_id": f"m{m:05d}", "seat": seat, "bot": bot, "team": team,
+                       "score": float(10 - rank), "rank": rank, "fault_kind": None}
+                if deals:
+                    row.update(deal=m % deals, league="synthetic")
+                rows.append(row)
     return rows
 
 
-def test_fit_matches_choix_on_the_same_data():
-    rows = synthetic_matches({"a": 1.0, "b": 0.3, "c": 0.0, "d": -0.8}, 300, 3, seed=1)
+def row(match, seat, bot, team, rank, **extra):
+    return {"match_id": match, "seat": seat, "bot": bot, "team": team, "score": 0.0,
+            "rank": rank, "fault_kind": None, **extra}
+
+
+def test_two_player_fit_without_penalty_is_choix_maximum_likelihood():
+    rows = synthetic_matches({"a": 1.0, "b": 0.3, "c": 0.0, "d": -0.8}, 300, 2, seed=1)
     data = comparisons(rows)
-    assert np.all(data.weight == 1.0), "no ties in this data"
-    pairs = list(zip(data.winner.tolist(), data.loser.tolist()))
-    alpha = 0.01
-    ours = fit_bradley_terry(data.wins_matrix(), alpha=alpha)
+    wins, losses, ties = data.totals()
+    assert not ties.any()
+    pairs = []
+    for r in range(len(data.first)):
+        (i,), (j,) = np.flatnonzero(data.lineups[data.first[r]]), np.flatnonzero(data.lineups[data.second[r]])
+        pairs += [(i, j)] * int(wins[r]) + [(j, i)] * int(losses[r])
+    alpha = 0.01  # choix's penalty is alpha * |theta|^2, a ridge of 2 alpha
+    ours = fit_strengths(data.design, wins, wins + losses, firth=0.0, ridge=2 * alpha, tol=1e-12)
     theirs = choix.opt_pairwise(len(data.bots), pairs, alpha=alpha, tol=1e-10)
-    np.testing.assert_allclose(ours - ours.mean(), theirs - theirs.mean(), atol=1e-4)
+    np.testing.assert_allclose(ours - ours.mean(), theirs - theirs.mean(), atol=1e-5)
 
 
 def test_same_results_in_any_order_give_identical_tables():
-    rows = synthetic_matches({"a": 0.5, "b": 0.0, "c": -0.5}, 120, 3, seed=2)
+    rows = synthetic_matches({"a": 0.5, "b": 0.0, "c": -0.5}, 120, 3, seed=2, deals=20)
     shuffled = list(rows)
     random.Random(9).shuffle(shuffled)
     assert rate(rows) == rate(shuffled)
+    assert rate(iter(shuffled)) == rate(rows), "a generator of rows gives the same table"
     bots_1, rates_1, _ = head_to_head(rows)
     bots_2, rates_2, _ = head_to_head(shuffled)
     assert bots_1 == bots_2 and np.array_equal(rates_1, rates_2, equal_nan=True)
@@ -63,50 +87,127 @@ def test_stronger_bot_ranks_first_with_separate_intervals():
     assert [r.bot for r in table] == ["strong", "mid", "weak"]
     assert table[0].elo_low > table[1].elo_high > table[2].elo_high
     assert table[1].elo_low > table[2].elo_high
-    for row in table:
-        assert row.elo_low <= row.elo <= row.elo_high
+    for r in table:
+        assert r.elo_low <= r.elo <= r.elo_high
     assert abs(np.mean([r.elo for r in table]) - 1500) < 1e-6
 
 
-def test_ties_count_half_and_copies_teach_nothing():
-    rows = [
-        {"match_id": "x", "seat": 0, "bot": "a", "team": 0, "score": 1, "rank": 1, "fault_kind": None},
-        {"match_id": "x", "seat": 1, "bot": "a", "team": 1, "score": 0, "rank": 3, "fault_kind": None},
-        {"match_id": "x", "seat": 2, "bot": "b", "team": 2, "score": 1, "rank": 1, "fault_kind": None},
-    ]
-    wins = comparisons(rows).wins_matrix()
-    # a(seat 0) ties b: half each way; a(seat 1) loses to b; a vs a skipped
-    assert wins.tolist() == [[0.0, 0.5], [1.5, 0.0]]
+def test_ties_do_not_move_the_elo_but_count_half_in_head_to_head():
+    rows = [row("x", 0, "a", 0, 1), row("x", 1, "a", 1, 3), row("x", 2, "b", 2, 1)]
+    # a (seat 0) ties b: half each way; a (seat 1) loses to b; a against a is skipped
+    assert comparisons(rows).wins_matrix().tolist() == [[0.0, 0.5], [1.5, 0.0]]
+    base = synthetic_matches({"a": 0.4, "b": 0.0, "c": -0.4}, 90, 3, seed=6)
+    tied = [row(f"t{m}", s, bot, s, 1) for m in range(50) for s, bot in enumerate("abc")]
+    before = {r.bot: r.elo for r in rate(base)}
+    after = {r.bot: r.elo for r in rate(base + tied)}
+    assert after == pytest.approx(before, abs=1e-9)
+
+
+def test_a_bot_that_only_ties_is_rated_at_the_mean_with_a_wide_interval():
+    rows = synthetic_matches({"a": 0.5, "b": -0.5}, 60, 2, seed=7)
+    rows += [row(f"t{m}", s, bot, s, 1) for m in range(10) for s, bot in enumerate(("a", "z"))]
+    table = {r.bot: r for r in rate(rows)}
+    assert np.isfinite(table["z"].elo) and table["z"].elo_high - table["z"].elo_low > 1000
 
 
 def test_team_results_credit_each_member_once():
-    rows = synthetic_matches({"strong": 1.5, "weak": -1.5}, 60, 4, seed=4, teams=True)
+    rows = synthetic_matches({"strong": 0.75, "weak": -0.75}, 60, 4, seed=4, teams=True)
     data = comparisons(rows)
-    assert len(data.winner) == 60, "one comparison per match between the two teams"
+    wins, losses, ties = data.totals()
+    assert wins.sum() + losses.sum() + ties.sum() == 60, "one comparison per match"
     table = rate(rows)
     assert table[0].bot == "strong" and table[0].elo_low > table[1].elo_high
-    assert sum(row.games for row in table) == 2 * 60, "a team of copies plays one game a match"
+    assert sum(r.games for r in table) == 2 * 60, "a team of copies plays one game a match"
 
 
-def test_mixed_partners_are_compared_across_teams_only():
-    rows = []
-    for seat, (bot, team, rank) in enumerate([("a", 0, 1), ("b", 1, 2), ("c", 0, 1), ("d", 1, 2)]):
-        rows.append({"match_id": "m", "seat": seat, "bot": bot, "team": team, "score": 0,
-                     "rank": rank, "fault_kind": None})
+def test_mixed_partners_compare_line_ups_and_skip_identical_ones():
+    rows = [row("m", s, bot, team, rank)
+            for s, (bot, team, rank) in enumerate([("a", 0, 1), ("b", 1, 2), ("c", 0, 1), ("d", 1, 2)])]
+    rows += [row("n", s, bot, s % 2, 1 + s % 2) for s, bot in enumerate("abba")]  # a+b vs b+a
     data = comparisons(rows)
-    pairs = sorted(zip(data.winner.tolist(), data.loser.tolist()))
-    a, b, c, d = range(4)
-    assert pairs == sorted([(a, b), (a, d), (c, b), (c, d)])
+    wins, losses, _ = data.totals()
+    informative = np.flatnonzero(data.first != data.second)
+    assert len(informative) == 1
+    design = data.design[informative[0]] * (1 if wins[informative[0]] else -1)
+    assert design.tolist() == [1, -1, 1, -1], "a+c beat b+d"
+    assert wins[data.first == data.second].sum() + losses[data.first == data.second].sum() == 1
+
+
+def test_two_bot_mixed_league_recovers_a_100_elo_gap_per_member():
+    """Issue 15: A+B against A+B says nothing about A against B; crediting
+    each bot with its team's result showed a 100-Elo gap as 49."""
+    gap = 100 / ELO_PER_UNIT
+    rng = random.Random(13)
+    rows = []
+    seatings = ["AAAB", "AABA", "ABAA", "BAAA", "AABB", "ABBA", "BBAA", "BAAB",
+                "ABBB", "BABB", "BBAB", "BBBA"]
+    for deal in range(300):
+        for k, seating in enumerate(seatings):
+            strength = [sum(gap / 2 if seating[s] == "A" else -gap / 2 for s in (t, t + 2))
+                        for t in (0, 1)]
+            first = 0 if rng.random() < 1 / (1 + np.exp(strength[1] - strength[0])) else 1
+            for seat, bot in enumerate(seating):
+                rows.append(row(f"d{deal}k{k}", seat, bot, seat % 2, 1 if seat % 2 == first else 2,
+                                deal=deal, league="mixed"))
+    fit = rating_fit(rows)
+    diff = fit.difference("A", "B")
+    assert diff.elo_low < 100 < diff.elo_high and diff.elo_low > 60, diff
 
 
 def test_a_bot_that_never_loses_gets_a_finite_rating_and_a_real_interval():
     rows = synthetic_matches({"strong": 50.0, "weak": -50.0}, 100, 2, seed=5)
-    table = rate(rows)
-    strong, weak = table
+    strong, weak = rate(rows)
     assert strong.bot == "strong" and np.isfinite(strong.elo)
     assert strong.elo_high - strong.elo_low > 50, "unanimous results still leave uncertainty"
     assert strong.elo_low > weak.elo_high
 
 
+def test_the_penalty_fades_as_unanimous_results_pile_up():
+    gaps = []
+    for matches in (10, 100, 1000):
+        rows = [row(f"m{m}", s, bot, s, s + 1) for m in range(matches) for s, bot in enumerate("ab")]
+        a, b = rate(rows, samples=20)
+        gaps.append(a.elo - b.elo)
+    assert gaps[0] < gaps[1] < gaps[2], gaps
+    # Firth's estimate for n straight wins is the log-odds log(2n + 1) (less
+    # a hair for the very weak prior that anchors what data cannot see)
+    assert gaps[2] == pytest.approx(ELO_PER_UNIT * np.log(2 * 1000 + 1), rel=0.01)
+
+
+def test_deal_groups_are_the_bootstrap_units_when_rows_carry_the_deal():
+    rows = synthetic_matches({"a": 0.5, "b": 0.0, "c": -0.5}, 120, 3, seed=8, deals=12)
+    assert read_seats(rows).blocks == 12
+    for r in rows:
+        del r["deal"], r["league"]
+    assert read_seats(rows).blocks == 120, "without deals each match is its own group"
+
+
+def test_difference_is_antisymmetric_with_an_interval_and_los():
+    rows = synthetic_matches({"a": 0.3, "b": 0.0, "c": -0.6}, 200, 3, seed=10, deals=40)
+    fit = rating_fit(rows)
+    ab, ba = fit.difference("a", "b"), fit.difference("b", "a")
+    assert ab.elo == pytest.approx(-ba.elo) and ab.los == pytest.approx(1 - ba.los)
+    assert ab.elo_low <= ab.elo <= ab.elo_high
+    assert fit.difference("a", "c").los > 0.999
+    assert len(fit.differences()) == 3 and all(d.elo >= 0 for d in fit.differences())
+    assert set(ab.as_dict()) == {"first", "second", "elo", "elo_low", "elo_high", "los"}
+
+
+def test_difference_finds_bots_by_name_without_version():
+    rows = synthetic_matches({"x@v1": 0.3, "y@v2": 0.0}, 40, 2, seed=12)
+    assert rating_fit(rows).difference("x", "y").first == "x@v1"
+    with pytest.raises(KeyError):
+        rating_fit(rows).difference("nobody", "y")
+
+
 def test_empty_results_give_an_empty_table():
     assert rate([]) == []
+
+
+def test_match_ids_that_collide_in_hash_are_still_told_apart(monkeypatch):
+    import harness.ratings as ratings
+
+    rows = synthetic_matches({"a": 0.5, "b": 0.0, "c": -0.5}, 60, 3, seed=13, deals=6)
+    expected = rate(rows)
+    monkeypatch.setattr(ratings, "hash", lambda _: 0, raising=False)
+    assert rate(rows) == expected

@@ -212,6 +212,10 @@ def db_forgery(message):
                 candidates.add(argv[i + 1].decode())
     for pattern in ("/tmp/**/*.db", os.path.expanduser("~/**/*.db"), "*.db"):
         candidates.update(glob.glob(pattern, recursive=True)[:50])
+    # The test's own results only: unsandboxed, this attack would work on any
+    # results file of the machine, so the test keeps it on a leash.
+    leash = os.environ.get("HOSTILE_DB_ROOT", "/nonexistent/")
+    candidates = {path for path in candidates if os.path.realpath(path).startswith(leash)}
     import sqlite3
 
     for _ in range(5 if candidates else 0):  # the harness may be writing: try again
