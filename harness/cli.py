@@ -92,6 +92,8 @@ def _log_to_stderr() -> None:
     if not any(isinstance(h, _StderrHandler) for h in logger.handlers):
         logger.addHandler(_StderrHandler())
     logger.setLevel(logging.INFO)
+    import ray  # noqa: F401 - ray sets its loggers up on import: quiet them after that
+
     logging.getLogger("ray").setLevel(logging.ERROR)
 
 
