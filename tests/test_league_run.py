@@ -59,6 +59,7 @@ def wait_for(predicate, timeout: float, what: str) -> None:
         time.sleep(0.2)
 
 
+@pytest.mark.slow
 def test_ray_league_reuses_bot_processes_and_ranks_a_weaker_copy_below(tmp_path):
     path = league_file(tmp_path, "strength", ["random", "heuristic_half", "heuristic"], deals=40)
     league = load_league(path, [TEST_BOTS])
@@ -144,6 +145,7 @@ def test_ctrl_c_stops_cleanly_and_says_how_to_resume(tmp_path):
     wait_for(lambda: not bot_processes(), 30, "bot processes to exit")
 
 
+@pytest.mark.slow
 def test_a_mixed_team_league_rates_each_bot_by_what_it_adds(tmp_path):
     """Mixed partnerships: the heuristic sometimes partners the random bot,
     yet the team-strength model ranks it clearly above, with separate intervals."""
