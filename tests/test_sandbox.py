@@ -237,3 +237,17 @@ def test_play_without_a_sandbox_warns(tmp_path):
     result = CliRunner().invoke(app, ["play", "target", "random", "random", "--sandbox", "none"])
     assert result.exit_code == 0
     assert "--sandbox none" in result.stderr and "trust" in result.stderr
+
+
+def test_editing_an_engine_makes_a_new_heuristic_version(tmp_path):
+    import shutil
+
+    root = Path(__file__).resolve().parent.parent
+    for folder in ("bots", "games"):
+        shutil.copytree(root / folder, tmp_path / folder,
+                        ignore=shutil.ignore_patterns("__pycache__", "search*"))
+    manifest = tmp_path / "bots" / "heuristic.toml"
+    before = load_manifest(manifest).bundle().version
+    with open(tmp_path / "games" / "limit.py", "a") as engine:
+        engine.write("\n# an engine change\n")
+    assert load_manifest(manifest).bundle().version != before
