@@ -114,20 +114,29 @@ REDEAL_TRIES = 200
 ALL_CARDS: tuple[int, ...] = tuple(deck(jokers=True))
 
 
+# Per card id (jokers included): red, black, rank (0 for a joker), suit (-1).
+_RED = tuple(is_red(c) for c in ALL_CARDS)
+_BLACK = tuple(is_black(c) for c in ALL_CARDS)
+_RANK = tuple(rank_of(c) for c in ALL_CARDS)
+_SUIT = tuple(suit_of(c) for c in ALL_CARDS)
+
+
 def legal_plays(hand: list[int], field: int) -> list[int]:
     """Cards of ``hand`` that may be played now on ``field`` (sorted)."""
     joker = next((c for c in hand if c >= 78), None)
-    if is_red(field):
-        rank = rank_of(field)
-        out = [c for c in hand if c < 78 and (is_red(c) or rank_of(c) == rank)]
-    elif is_joker(field):
+    red, rank_of_, suit_of_ = _RED, _RANK, _SUIT
+    if red[field]:
+        rank = rank_of_[field]
+        out = [c for c in hand if c < 78 and (red[c] or rank_of_[c] == rank)]
+    elif field >= 78:
         out = [c for c in hand if c < 78]
     else:
-        rank, suit = rank_of(field), suit_of(field)
-        forced = [c for c in hand if is_red(c) and rank_of(c) == rank]
+        rank, suit = rank_of_[field], suit_of_[field]
+        forced = [c for c in hand if red[c] and rank_of_[c] == rank]
         if forced:
             return forced
-        out = [c for c in hand if is_black(c) and (rank_of(c) == rank or suit_of(c) == suit)]
+        black = _BLACK
+        out = [c for c in hand if black[c] and (rank_of_[c] == rank or suit_of_[c] == suit)]
     if joker is not None:
         out.append(joker)
     return out
@@ -185,10 +194,11 @@ class AllAboard(Game):
         self.turn_plays = 0
         self.start_player = self.round % n
         self.to_act = self.start_player
-        self.narrate(
-            f"round {self.round + 1}/{self.rounds}: field {card_name(self.field)}, "
-            f"P{self.start_player} starts"
-        )
+        if self.events is not None:
+            self.narrate(
+                f"round {self.round + 1}/{self.rounds}: field {card_name(self.field)}, "
+                f"P{self.start_player} starts"
+            )
         self._begin_turn(self.start_player)
 
     def _begin_turn(self, seat: int) -> None:
@@ -212,7 +222,8 @@ class AllAboard(Game):
             if legal_plays(hand, self.field):
                 return
             self.passes += 1
-            self.narrate(f"P{seat} passes")
+            if self.events is not None:
+                self.narrate(f"P{seat} passes")
             if self.passes >= n:
                 self._end_round()
                 return
@@ -230,11 +241,12 @@ class AllAboard(Game):
             self.total[seat] += gained
         self.last_round_points = points
         why = "the deck is empty" if not self.deck else "everyone passed"
-        self.narrate(
-            f"round {self.round + 1} ends ({why}): "
-            + ", ".join(f"P{s} {p:+d}" for s, p in enumerate(points))
-            + f"; totals {self.total}"
-        )
+        if self.events is not None:
+            self.narrate(
+                f"round {self.round + 1} ends ({why}): "
+                + ", ".join(f"P{s} {p:+d}" for s, p in enumerate(points))
+                + f"; totals {self.total}"
+            )
         if self.round + 1 < self.rounds:
             self._start_round()
         else:
@@ -267,7 +279,8 @@ class AllAboard(Game):
                 self.played.extend(run)
                 self.field = action
                 self.turn_plays += len(run)
-                self.narrate(f"P{seat} plays every {SUITS[suit]} card: {cards_name(run)}")
+                if self.events is not None:
+                    self.narrate(f"P{seat} plays every {SUITS[suit]} card: {cards_name(run)}")
                 self._end_turn()
                 return
             # clearing the signal: no certificate
@@ -326,7 +339,7 @@ class AllAboard(Game):
             return list(self.total)
         return [t + p for t, p in zip(self.total, self._points_now())]
 
-    def clone(self) -> "AllAboard":
+    def clone(self) -> AllAboard:
         twin = self._shallow_twin()
         twin.total = list(self.total)
         twin.last_round_points = list(self.last_round_points)
@@ -336,7 +349,7 @@ class AllAboard(Game):
         twin.certs = [list(c) for c in self.certs]
         return twin
 
-    def redeal(self, player: int, seed: int) -> "AllAboard":
+    def redeal(self, player: int, seed: int) -> AllAboard:
         state = self._fresh_copy_for_redeal(seed)
         if state.over:
             return state
@@ -368,7 +381,7 @@ class AllAboard(Game):
         return state
 
     @staticmethod
-    def _actor_slice(state: "AllAboard", others: list[int], hand_sizes: list[int]) -> slice:
+    def _actor_slice(state: AllAboard, others: list[int], hand_sizes: list[int]) -> slice:
         start = 0
         for s, size in zip(others, hand_sizes):
             if s == state.to_act:

@@ -164,7 +164,7 @@ class Game(ABC):
 
     # ---- construction -------------------------------------------------
     @classmethod
-    def new(cls, num_players: int, seed: int, narrate: bool = False) -> "Game":
+    def new(cls, num_players: int, seed: int, narrate: bool = False) -> Game:
         cls.INFO.check_players(num_players)
         game = cls.__new__(cls)
         game.num_players = num_players
@@ -254,7 +254,7 @@ class Game(ABC):
         """
         return None
 
-    def _peek(self, action: Action) -> "Game":
+    def _peek(self, action: Action) -> Game:
         """A clone with ``action`` applied, narration off: a helper for
         ``reveals`` (the step's public consequences, read off the result)."""
         twin = self.clone()
@@ -263,12 +263,12 @@ class Game(ABC):
         return twin
 
     # ---- copies and hidden information ----------------------------------
-    def clone(self) -> "Game":
+    def clone(self) -> Game:
         """An independent copy; engines may override with a faster one
         (start from ``_shallow_twin()`` and copy the mutable fields)."""
         return copy.deepcopy(self)
 
-    def _shallow_twin(self) -> "Game":
+    def _shallow_twin(self) -> Game:
         """A shallow copy with its own rng and event list: the common start of
         a hand-written ``clone``."""
         twin = self.__class__.__new__(self.__class__)
@@ -278,10 +278,10 @@ class Game(ABC):
         return twin
 
     @abstractmethod
-    def redeal(self, player: int, seed: int) -> "Game":
+    def redeal(self, player: int, seed: int) -> Game:
         """A state identical from ``player``'s view, hidden parts resampled."""
 
-    def _fresh_copy_for_redeal(self, seed: int) -> "Game":
+    def _fresh_copy_for_redeal(self, seed: int) -> Game:
         """Helper: a clone whose rng is reseeded (future chance unknown)."""
         state = self.clone()
         state.rng = random.Random(seed)

@@ -211,11 +211,12 @@ class CatInTheBox(Game):
         self.leader = self.start_player
         self.phase = "discard"
         self.to_act = self.start_player
-        self.narrate(
-            f"round {self.round + 1}/{self.rounds}: 10 cards each"
-            + (", 10 set aside" if n == 3 else "")
-            + f"; seat {self.start_player} starts"
-        )
+        if self.events is not None:
+            self.narrate(
+                f"round {self.round + 1}/{self.rounds}: 10 cards each"
+                + (", 10 set aside" if n == 3 else "")
+                + f"; seat {self.start_player} starts"
+            )
 
     # ---- rules helpers -------------------------------------------------------
     def _plays_for(self, seat: int, leading: bool) -> list[tuple[int, int]]:
@@ -265,14 +266,15 @@ class CatInTheBox(Game):
             self.total[seat] += gained
         self.last_round = points
         self.last_dobon = dobon
-        self.narrate(
-            f"round {self.round + 1} scored: "
-            + ", ".join(
-                f"seat {s} {p:+d} (bid {self.bids[s]}, won {self.tricks_won[s]})"
-                for s, p in enumerate(points)
+        if self.events is not None:
+            self.narrate(
+                f"round {self.round + 1} scored: "
+                + ", ".join(
+                    f"seat {s} {p:+d} (bid {self.bids[s]}, won {self.tricks_won[s]})"
+                    for s, p in enumerate(points)
+                )
+                + f"; totals {self.total}"
             )
-            + f"; totals {self.total}"
-        )
         if self.round + 1 < self.rounds:
             self._start_round()
         else:
@@ -333,11 +335,12 @@ class CatInTheBox(Game):
         winner = trick_winner(self.trick)
         self.tricks_won[winner] += 1
         self.history.append((self.leader, self.trick, winner))
-        self.narrate(
-            f"trick {len(self.history)}: "
-            + ", ".join(f"seat {s} {r} {COLOURS[cc]}" for s, r, cc in self.trick)
-            + f"; seat {winner} wins"
-        )
+        if self.events is not None:
+            self.narrate(
+                f"trick {len(self.history)}: "
+                + ", ".join(f"seat {s} {r} {COLOURS[cc]}" for s, r, cc in self.trick)
+                + f"; seat {winner} wins"
+            )
         self.trick = []
         if len(self.history) == TRICKS_PER_ROUND:
             self._end_round()
@@ -397,7 +400,7 @@ class CatInTheBox(Game):
         return list(self.total)
 
     # ---- copies and hidden information ----------------------------------------
-    def clone(self) -> "CatInTheBox":
+    def clone(self) -> CatInTheBox:
         twin = self._shallow_twin()
         twin.total = list(self.total)
         twin.last_round = None if self.last_round is None else list(self.last_round)
@@ -412,7 +415,7 @@ class CatInTheBox(Game):
         twin.tricks_won = list(self.tricks_won)
         return twin
 
-    def redeal(self, player: int, seed: int) -> "CatInTheBox":
+    def redeal(self, player: int, seed: int) -> CatInTheBox:
         state = self._fresh_copy_for_redeal(seed)
         others = [s for s in range(state.num_players) if s != player]
         pool: list[int] = list(state.set_aside)

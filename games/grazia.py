@@ -187,10 +187,11 @@ class Grazia(Game):
     def _finish_play(self, seat: int) -> None:
         if self.run_penalised:
             self.penalties[seat] += 1
-        self.narrate(
-            f"seat {seat} plays {cards_name(self.run)}"
-            + (" (penalty 2)" if self.run_penalised else "")
-        )
+        if self.events is not None:
+            self.narrate(
+                f"seat {seat} plays {cards_name(self.run)}"
+                + (" (penalty 2)" if self.run_penalised else "")
+            )
         self.run = []
         self.run_penalised = False
         self._end_turn(seat, passed=False)
@@ -248,7 +249,7 @@ class Grazia(Game):
         # seat 0 takes the first turn, so a later seat had its first turn later
         return [(score, seat) for seat, score in enumerate(self.scores())]
 
-    def clone(self) -> "Grazia":
+    def clone(self) -> Grazia:
         twin = self._shallow_twin()
         twin.hands = [list(h) for h in self.hands]
         twin.piles = [list(p) for p in self.piles]
@@ -258,7 +259,7 @@ class Grazia(Game):
         twin.run = list(self.run)
         return twin
 
-    def redeal(self, player: int, seed: int) -> "Grazia":
+    def redeal(self, player: int, seed: int) -> Grazia:
         state = self._fresh_copy_for_redeal(seed)
         n = state.num_players
         pool: list[int] = []

@@ -208,11 +208,12 @@ class KingsOrder(Game):
         for seat, gained in enumerate(points):
             self.total[seat] += gained
         self.last_round_points = points
-        self.narrate(
-            f"round {self.round + 1} ends: "
-            + ", ".join(f"P{s} {p}" for s, p in enumerate(points))
-            + f"; totals {self.total}"
-        )
+        if self.events is not None:
+            self.narrate(
+                f"round {self.round + 1} ends: "
+                + ", ".join(f"P{s} {p}" for s, p in enumerate(points))
+                + f"; totals {self.total}"
+            )
         if self.round + 1 < self.rounds:
             self._start_round()
         else:
@@ -335,7 +336,7 @@ class KingsOrder(Game):
             return list(self.total)
         return [t + p for t, p in zip(self.total, self.round_pts)]
 
-    def clone(self) -> "KingsOrder":
+    def clone(self) -> KingsOrder:
         twin = self._shallow_twin()
         twin.total = list(self.total)
         twin.last_round_points = list(self.last_round_points)
@@ -349,7 +350,7 @@ class KingsOrder(Game):
             twin.pending = dict(self.pending)
         return twin
 
-    def redeal(self, player: int, seed: int) -> "KingsOrder":
+    def redeal(self, player: int, seed: int) -> KingsOrder:
         state = self._fresh_copy_for_redeal(seed)
         if state.over:
             return state

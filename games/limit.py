@@ -151,11 +151,12 @@ class Limit(Game):
         self.passes = 0
         self.start_player = self.round % self.num_players
         self.to_act = self.start_player
-        self.narrate(
-            f"round {self.round + 1}/{self.rounds}: limit {self.limit_card[0]} "
-            f"(1st {self.limit_card[1]}, 2nd {self.limit_card[2]}), "
-            f"{self.colour(self.start_player)} starts"
-        )
+        if self.events is not None:
+            self.narrate(
+                f"round {self.round + 1}/{self.rounds}: limit {self.limit_card[0]} "
+                f"(1st {self.limit_card[1]}, 2nd {self.limit_card[2]}), "
+                f"{self.colour(self.start_player)} starts"
+            )
         self._skip_players_without_cards()
 
     def _available(self, seat: int) -> list[int]:
@@ -183,8 +184,9 @@ class Limit(Game):
             # last round's cards come back; this round's stay out for one round
             self.hands[seat] |= self.blocked[seat]
             self.blocked[seat] = played[seat]
-        sums = ", ".join(f"{self.colour(s)} {p}" for s, p in enumerate(points))
-        self.narrate(f"scoring: {sums}; totals {self.total}")
+        if self.events is not None:
+            sums = ", ".join(f"{self.colour(s)} {p}" for s, p in enumerate(points))
+            self.narrate(f"scoring: {sums}; totals {self.total}")
         if self.round + 1 < self.rounds:
             self._start_round()
         else:
@@ -242,7 +244,7 @@ class Limit(Game):
     def scores(self) -> list[float]:
         return list(self.total)
 
-    def clone(self) -> "Limit":
+    def clone(self) -> Limit:
         twin = self._shallow_twin()
         twin.limit_deck = list(self.limit_deck)
         twin.total = list(self.total)
@@ -252,7 +254,7 @@ class Limit(Game):
         twin.basket = list(self.basket)
         return twin
 
-    def redeal(self, player: int, seed: int) -> "Limit":
+    def redeal(self, player: int, seed: int) -> Limit:
         state = self._fresh_copy_for_redeal(seed)
         state.rng.shuffle(state.limit_deck)  # the only hidden thing
         return state

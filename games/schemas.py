@@ -51,10 +51,10 @@ class Type:
     def label(self) -> str:
         raise NotImplementedError
 
-    def children(self) -> tuple["Type", ...]:
+    def children(self) -> tuple[Type, ...]:
         return ()
 
-    def named(self) -> Iterator["Type"]:
+    def named(self) -> Iterator[Type]:
         """Every named type inside this one (for the legend of a page)."""
         if self.name and self.doc:
             yield self

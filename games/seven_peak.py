@@ -285,10 +285,11 @@ class SevenPeak(Game):
             if pile and x + len(pile) >= PEAK:
                 self.vp[seat] += len(pile)
                 self.scored[seat] = sorted(self.scored[seat] + pile)
-                self.narrate(
-                    f"seat {seat} scores the {x}s pile ({cards_name(pile)}): "
-                    f"+{len(pile)} VP"
-                )
+                if self.events is not None:
+                    self.narrate(
+                        f"seat {seat} scores the {x}s pile ({cards_name(pile)}): "
+                        f"+{len(pile)} VP"
+                    )
                 self.area[x - 1] = []
 
     def _end_turn(self) -> None:
@@ -390,10 +391,11 @@ class SevenPeak(Game):
                 self._lose_card(seat, c)
             self.sets[seat].append((n, cards))
             self.last_set[seat] = n
-            self.narrate(
-                f"seat {seat} plays a set of {n} as {n}s: {cards_name(cards)} "
-                f"({set_score(cards)} points)"
-            )
+            if self.events is not None:
+                self.narrate(
+                    f"seat {seat} plays a set of {n} as {n}s: {cards_name(cards)} "
+                    f"({set_score(cards)} points)"
+                )
             self._end_turn()
 
     def observation(self, player: int) -> Observation:
@@ -442,7 +444,7 @@ class SevenPeak(Game):
         return [(score, -seat) for seat, score in enumerate(self.scores())]
 
     # ---- copies and hidden information ----------------------------------
-    def clone(self) -> "SevenPeak":
+    def clone(self) -> SevenPeak:
         twin = self._shallow_twin()
         twin.area = [list(p) for p in self.area]
         twin.hands = [list(h) for h in self.hands]
@@ -455,7 +457,7 @@ class SevenPeak(Game):
         twin.pending_cards = list(self.pending_cards)
         return twin
 
-    def redeal(self, player: int, seed: int) -> "SevenPeak":
+    def redeal(self, player: int, seed: int) -> SevenPeak:
         """Reshuffle the unknown cards of other hands and the set-aside cards.
 
         Cards publicly taken from the area stay in their hands. Another

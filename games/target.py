@@ -160,7 +160,8 @@ class Target(Game):
             self.discard = []
             self.rng.shuffle(self.deck)
             self.refills += 1
-            self.narrate(f"the deck is empty: the discard pile is shuffled into a new deck of {len(self.deck)}")
+            if self.events is not None:
+                self.narrate(f"the deck is empty: the discard pile is shuffled into a new deck of {len(self.deck)}")
         return self.deck.pop()
 
     # ---- round flow ----------------------------------------------------------
@@ -177,7 +178,8 @@ class Target(Game):
         self.plays = []
         self.discarded = [0] * self.num_players
         self.to_act = self.sp
-        self.narrate(f"round {self.round + 1}: seat {self.sp} reveals {cards_name(self.revealed)}")
+        if self.events is not None:
+            self.narrate(f"round {self.round + 1}: seat {self.sp} reveals {cards_name(self.revealed)}")
 
     def _judge(self) -> None:
         winner = round_winner(self.target, self.plays)
@@ -190,11 +192,12 @@ class Target(Game):
             "plays": [[s, c] for s, c in self.plays],
             "winner": winner,
         }
-        self.narrate(
-            f"seat {winner} wins {card_name(self.target)} "
-            f"(plays: {', '.join(f'{s}:{card_name(c)}' for s, c in self.plays)}); "
-            f"targets {[len(t) for t in self.targets]}"
-        )
+        if self.events is not None:
+            self.narrate(
+                f"seat {winner} wins {card_name(self.target)} "
+                f"(plays: {', '.join(f'{s}:{card_name(c)}' for s, c in self.plays)}); "
+                f"targets {[len(t) for t in self.targets]}"
+            )
         self.winner = winner
         if len(self.targets[winner]) >= TARGETS_TO_WIN:
             self.phase = "over"
@@ -244,7 +247,8 @@ class Target(Game):
                     self.discard.append((c, FACE_UP))
             self.revealed = []
             self.phase = "play"
-            self.narrate(f"seat {seat} chooses the target {card_name(action)}")
+            if self.events is not None:
+                self.narrate(f"seat {seat} chooses the target {card_name(action)}")
             return
         if self.phase == "play":
             self.hands[seat].remove(action)
@@ -303,7 +307,7 @@ class Target(Game):
     def scores(self) -> list[float]:
         return [len(t) for t in self.targets]
 
-    def clone(self) -> "Target":
+    def clone(self) -> Target:
         twin = self._shallow_twin()
         twin.hands = [list(h) for h in self.hands]
         twin.deck = list(self.deck)
@@ -314,7 +318,7 @@ class Target(Game):
         twin.discarded = list(self.discarded)
         return twin  # last_round is never mutated in place, sharing it is safe
 
-    def redeal(self, player: int, seed: int) -> "Target":
+    def redeal(self, player: int, seed: int) -> Target:
         state = self._fresh_copy_for_redeal(seed)
         n = state.num_players
         pool: list[int] = []

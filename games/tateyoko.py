@@ -156,15 +156,24 @@ def frontier(grid: dict[tuple[int, int], int]) -> list[tuple[int, int]]:
     return sorted(cells)
 
 
+_CELL_OPTIONS: dict[tuple, tuple[int, ...]] = {}
+
+
 def cell_options(grid: dict[tuple[int, int], int], x: int, y: int) -> tuple[int, ...]:
     """Every card (of the 78) that fits the cell (x, y), ascending; () if none."""
     if (x, y) in grid:
         return ()
     get = grid.get
-    up = get((x, y + 1))
-    down = get((x, y - 1))
-    right = get((x + 1, y))
-    left = get((x - 1, y))
+    key = (get((x, y + 1)), get((x, y - 1)), get((x + 1, y)), get((x - 1, y)))
+    found = _CELL_OPTIONS.get(key)
+    if found is None:
+        # a pure function of the four neighbours: computed once per neighbourhood
+        found = _CELL_OPTIONS[key] = _options_between(*key)
+    return found
+
+
+def _options_between(up: int | None, down: int | None, right: int | None,
+                     left: int | None) -> tuple[int, ...]:
     if up is not None or down is not None:
         rank = (up if up is not None else down) % NUM_RANKS
         if up is not None and down is not None and down % NUM_RANKS != rank:
@@ -274,20 +283,23 @@ class Tateyoko(Game):
         self._view_len = 0
         self._view: tuple[tuple[int, int, int], ...] = ()
         self._open_table: dict[tuple[int, int], tuple[int, ...]] = {}
+        self._by_card: dict[int, tuple[tuple[int, int], ...]] = {}
         self.turn: list[tuple[int, int]] = []
         self.passes = 0
         self.to_act = self.start_player
-        self.narrate(
-            f"game {self.game_index + 1}/{self.games}: {size} cards each, "
-            f"{card_name(first)} starts the grid, seat {self.start_player} starts"
-        )
+        if self.events is not None:
+            self.narrate(
+                f"game {self.game_index + 1}/{self.games}: {size} cards each, "
+                f"{card_name(first)} starts the grid, seat {self.start_player} starts"
+            )
 
     def _end_game(self) -> None:
         points = [penalty(h) for h in self.hands]
         for seat, p in enumerate(points):
             self.total[seat] += p
         self.last_game_points = points
-        self.narrate(f"game {self.game_index + 1} scoring: {points}; totals {self.total}")
+        if self.events is not None:
+            self.narrate(f"game {self.game_index + 1} scoring: {points}; totals {self.total}")
         self.turn = []
         if self.game_index + 1 < self.games:
             self._start_game()
@@ -300,9 +312,15 @@ class Tateyoko(Game):
         self.to_act = (self.to_act + 1) % self.num_players
 
     def _open(self) -> dict[tuple[int, int], tuple[int, ...]]:
-        """Cached open_cells(self.grid), rebuilt if the grid was replaced."""
+        """Cached open_cells(self.grid), rebuilt if the grid was replaced, with
+        its index by card (``_by_card``: card -> the open cells it fits)."""
         if self._open_grid is not self.grid or self._open_len != len(self.grid):
             self._open_table = open_cells(self.grid)
+            by_card: dict[int, tuple[tuple[int, int], ...]] = {}
+            for cell, options in self._open_table.items():
+                for c in options:
+                    by_card[c] = by_card.get(c, ()) + (cell,)
+            self._by_card = by_card
             self._open_grid = self.grid
             self._open_len = len(self.grid)
         return self._open_table
@@ -317,17 +335,32 @@ class Tateyoko(Game):
 
     def _place(self, c: int, x: int, y: int) -> None:
         table = self._open()
+        by_card = self._by_card
         self.grid[(x, y)] = c
-        table.pop((x, y), None)
+        self._unindex((x, y), table.pop((x, y), ()))
         for dx, dy in NEIGHBOURS:
             cell = (x + dx, y + dy)
             if cell not in self.grid:
+                before = table.get(cell, ())
                 options = cell_options(self.grid, *cell)
                 if options:
                     table[cell] = options
                 else:
                     table.pop(cell, None)
+                if options != before:
+                    self._unindex(cell, before)
+                    for card in options:
+                        by_card[card] = by_card.get(card, ()) + (cell,)
         self._open_len = len(self.grid)
+
+    def _unindex(self, cell: tuple[int, int], options: tuple[int, ...]) -> None:
+        by_card = self._by_card
+        for card in options:
+            cells = tuple(other for other in by_card[card] if other != cell)
+            if cells:
+                by_card[card] = cells
+            else:
+                del by_card[card]
 
     def _line_can_go_on(self) -> bool:
         """Whether a card not yet on the grid fits a next cell of the line.
@@ -362,12 +395,12 @@ class Tateyoko(Game):
         if self.to_act < 0:
             return []
         if not self.turn:
-            held = set(self.hands[self.to_act])
+            self._open()
+            by_card = self._by_card
             found = [
                 (c, x, y)
-                for (x, y), options in self._open().items()
-                for c in options
-                if c in held
+                for c in self.hands[self.to_act]
+                for x, y in by_card.get(c, ())
             ]
             found.sort()
             return [PASS, *found]
@@ -426,7 +459,7 @@ class Tateyoko(Game):
             return ("game scored", tuple(after.last_game_points))
         return None
 
-    def clone(self) -> "Tateyoko":
+    def clone(self) -> Tateyoko:
         twin = self._shallow_twin()
         twin.total = list(self.total)
         twin.last_game_points = list(self.last_game_points)
@@ -435,6 +468,7 @@ class Tateyoko(Game):
         twin.grid = dict(self.grid)
         if self._open_grid is self.grid and self._open_len == len(self.grid):
             twin._open_table = dict(self._open_table)
+            twin._by_card = dict(self._by_card)
             twin._open_grid = twin.grid
         else:
             twin._open_grid = None
@@ -445,7 +479,7 @@ class Tateyoko(Game):
         twin.turn = list(self.turn)
         return twin
 
-    def redeal(self, player: int, seed: int) -> "Tateyoko":
+    def redeal(self, player: int, seed: int) -> Tateyoko:
         state = self._fresh_copy_for_redeal(seed)
         hidden = list(state.deck)
         for seat, hand in enumerate(state.hands):

@@ -249,14 +249,16 @@ class TenosSquare(Game):
         self.playing: int | None = None
         self.phase = CENTRE
         self.to_act = self.start_player
-        self.narrate(
-            f"deal {self.deal + 1}/{self.deals}: seat {self.dealer} deals, "
-            f"seat {self.start_player} starts"
-        )
+        if self.events is not None:
+            self.narrate(
+                f"deal {self.deal + 1}/{self.deals}: seat {self.dealer} deals, "
+                f"seat {self.start_player} starts"
+            )
 
     def _reveal_centre(self) -> None:
         self.centre = sorted(c for c in self.secret if c is not None)
-        self.narrate(f"centre turned face up: {cards_name(self.centre)}")
+        if self.events is not None:
+            self.narrate(f"centre turned face up: {cards_name(self.centre)}")
         self.to_act = self.start_player
         self._begin_turn()
 
@@ -303,9 +305,10 @@ class TenosSquare(Game):
             self.totals[seat] += points[seat]
         self.deal_points = points
         self.went_out.append(out)
-        self.narrate(
-            f"seat {out} goes out (+{5 * n}); deal points {points}; totals {self.totals}"
-        )
+        if self.events is not None:
+            self.narrate(
+                f"seat {out} goes out (+{5 * n}); deal points {points}; totals {self.totals}"
+            )
         if self.deal + 1 < self.deals:
             self._start_deal()
         else:
@@ -443,7 +446,7 @@ class TenosSquare(Game):
         ]
 
     # ---- copies and hidden information ----------------------------------
-    def clone(self) -> "TenosSquare":
+    def clone(self) -> TenosSquare:
         twin = self._shallow_twin()
         twin.totals = list(self.totals)
         twin.went_out = list(self.went_out)
@@ -457,7 +460,7 @@ class TenosSquare(Game):
         twin.exchange_put = list(self.exchange_put)
         return twin
 
-    def redeal(self, player: int, seed: int) -> "TenosSquare":
+    def redeal(self, player: int, seed: int) -> TenosSquare:
         state = self._fresh_copy_for_redeal(seed)
         if state.is_terminal():
             return state

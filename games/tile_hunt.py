@@ -157,8 +157,30 @@ def satisfies(name: str, dice) -> bool:
     return sorted(dice) == list(range(value, value + NUM_DICE))
 
 
+_REROLL_OPTIONS: dict[tuple[int, ...], tuple[tuple[int, ...], ...]] = {}
+_SATISFIED: dict[tuple[int, ...], frozenset[str]] = {}
+
+
 def reroll_options(dice) -> list[tuple[int, ...]]:
     """Every non-empty sub-multiset of the dice, sorted, by length then value."""
+    key = tuple(sorted(dice))
+    found = _REROLL_OPTIONS.get(key)
+    if found is None:
+        found = _REROLL_OPTIONS[key] = tuple(_reroll_options(key))
+    return list(found)
+
+
+def satisfied_tiles(dice) -> frozenset[str]:
+    """Names of every tile (the reversal included) the dice satisfy; cached
+    per sorted dice (252 of them)."""
+    key = tuple(sorted(dice))
+    found = _SATISFIED.get(key)
+    if found is None:
+        found = _SATISFIED[key] = frozenset(name for name in TILES if satisfies(name, key))
+    return found
+
+
+def _reroll_options(dice) -> list[tuple[int, ...]]:
     counts: dict[int, int] = {}
     for d in dice:
         counts[d] = counts.get(d, 0) + 1
@@ -245,12 +267,13 @@ class TileHunt(Game):
         if self.is_final_round():
             self.reversal = "face_up"
         self.pos = 0
-        phase = "late" if self.is_late() else "early"
-        final = ", final round: the reversal tile is laid out" if self.is_final_round() else ""
-        self.narrate(
-            f"round {self.round + 1}/{self.total_rounds} ({phase}){final}; "
-            f"order {self.order}; scores {self.scores_int()}"
-        )
+        if self.events is not None:
+            phase = "late" if self.is_late() else "early"
+            final = ", final round: the reversal tile is laid out" if self.is_final_round() else ""
+            self.narrate(
+                f"round {self.round + 1}/{self.total_rounds} ({phase}){final}; "
+                f"order {self.order}; scores {self.scores_int()}"
+            )
         self._start_turn()
 
     def _start_turn(self) -> None:
@@ -259,11 +282,15 @@ class TileHunt(Game):
             tile = self.face_down.pop()
             self.face_up.append(tile)
             self.owner[tile] = None
-            self.narrate(f"seat {seat} turns {tile} ({points(tile)}) face up")
-        self.dice = sorted(self.rng.randint(1, 6) for _ in range(NUM_DICE))
+            if self.events is not None:
+                self.narrate(f"seat {seat} turns {tile} ({points(tile)}) face up")
+        # randint(1, 6) is 1 + _randbelow(6): the same numbers, less overhead
+        roll = self.rng._randbelow
+        self.dice = sorted([roll(6) + 1 for _ in range(NUM_DICE)])
         self.rerolls_left = 2
         self.step = "roll"
-        self.narrate(f"seat {seat} rolls {dice_text(self.dice)}")
+        if self.events is not None:
+            self.narrate(f"seat {seat} rolls {dice_text(self.dice)}")
 
     def _end_turn(self) -> None:
         self.pos += 1
@@ -293,15 +320,17 @@ class TileHunt(Game):
         dice = self.dice
         actions: list[Action] = []
         face_up = sorted(self.face_up, key=CATALOGUE_INDEX.__getitem__)
+        shown = satisfied_tiles(dice)
+        owner = self.owner
         for name in face_up:
-            if self.owner[name] is None and satisfies(name, dice):
+            if owner[name] is None and name in shown:
                 actions.append(("take", name))
         if self.is_late():
             earlier = set(self.order[: self.pos])
             totals = self.scores_int() if self.is_final_round() else None
             for name in face_up:
                 victim = self.owner[name]
-                if victim is None or victim not in earlier or not satisfies(name, dice):
+                if victim is None or victim not in earlier or name not in shown:
                     continue
                 if totals is not None:
                     gain = points(name)
@@ -312,7 +341,7 @@ class TileHunt(Game):
                         continue
                 actions.append(("steal", name))
         actions.append(CHIPS)
-        if self.reversal == "face_up" and satisfies(REVERSAL, dice):
+        if self.reversal == "face_up" and REVERSAL in shown:
             actions.append(REVERSAL)
         return actions
 
@@ -339,10 +368,12 @@ class TileHunt(Game):
                 self.step = "take"
                 return
             kept = remove_values(self.dice, action)
-            kept.extend(self.rng.randint(1, 6) for _ in action)
+            roll = self.rng._randbelow  # as randint(1, 6), see _start_turn
+            kept.extend([roll(6) + 1 for _ in action])
             self.dice = sorted(kept)
             self.rerolls_left -= 1
-            self.narrate(f"seat {seat} rerolls {dice_text(action)}: {dice_text(self.dice)}")
+            if self.events is not None:
+                self.narrate(f"seat {seat} rerolls {dice_text(action)}: {dice_text(self.dice)}")
             if self.rerolls_left == 0:
                 self.step = "take"
             return
@@ -351,7 +382,8 @@ class TileHunt(Game):
             gained = min(self.dice.count(1), self.supply)
             self.chips[seat] += gained
             self.supply -= gained
-            self.narrate(f"seat {seat} takes {gained} bonus chips")
+            if self.events is not None:
+                self.narrate(f"seat {seat} takes {gained} bonus chips")
         elif action == REVERSAL:
             self.reversal = "taken"
             self.winner = seat
@@ -361,7 +393,9 @@ class TileHunt(Game):
             verb, name = action
             victim = self.owner[name]
             self.owner[name] = seat
-            if verb == "steal":
+            if self.events is None:
+                pass
+            elif verb == "steal":
                 self.narrate(f"seat {seat} steals {name} ({points(name)}) from seat {victim}")
             else:
                 self.narrate(f"seat {seat} takes {name} ({points(name)})")
@@ -412,7 +446,7 @@ class TileHunt(Game):
             for s in range(self.num_players)
         ]
 
-    def clone(self) -> "TileHunt":
+    def clone(self) -> TileHunt:
         twin = self._shallow_twin()
         twin.face_down = list(self.face_down)
         twin.face_up = list(self.face_up)
@@ -423,7 +457,7 @@ class TileHunt(Game):
         twin.dice = list(self.dice)
         return twin
 
-    def redeal(self, player: int, seed: int) -> "TileHunt":
+    def redeal(self, player: int, seed: int) -> TileHunt:
         state = self._fresh_copy_for_redeal(seed)
         state.rng.shuffle(state.face_down)  # the only hidden thing; future dice reseeded
         return state

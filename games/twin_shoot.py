@@ -114,7 +114,6 @@ team, who cannot see it.
 
 from __future__ import annotations
 
-
 from games.base import Action, Game, GameInfo, Observation
 from games.tennos import CLUB, CROSS, DIAMOND, HEART, LEAF, SPADE, card_name, deck
 
@@ -285,9 +284,10 @@ class TwinShoot(Game):
         self.trick_leader = self.leader
         self.order = trick_order(self.leader, n)
         self.mode = "none"
-        self.narrate(
-            f"hand {self.hand_number + 1}: 12 cards each, seat {self.leader} leads"
-        )
+        if self.events is not None:
+            self.narrate(
+                f"hand {self.hand_number + 1}: 12 cards each, seat {self.leader} leads"
+            )
 
     def _end_bidding(self) -> None:
         totals = self.team_total
@@ -318,11 +318,12 @@ class TwinShoot(Game):
             *self.played_view,
             (self.trick_leader, tuple(c for _, c in self.trick), winner),
         )
-        self.narrate(
-            f"trick {len(self.played_view)}: "
-            + " ".join(f"{s}:{card_name(c)}" for s, c in self.trick)
-            + f" ({self.mode} follow) won by seat {winner}"
-        )
+        if self.events is not None:
+            self.narrate(
+                f"trick {len(self.played_view)}: "
+                + " ".join(f"{s}:{card_name(c)}" for s, c in self.trick)
+                + f" ({self.mode} follow) won by seat {winner}"
+            )
         if len(self.played_view) == TRICKS_PER_HAND:
             self._score_hand()
             return
@@ -345,10 +346,11 @@ class TwinShoot(Game):
             "points": tuple(points),
             "open_team": self.open_team,
         }
-        self.narrate(
-            f"hand {self.hand_number + 1} scored: bids {bids}, tricks {self.tricks_won}, "
-            f"points {points}, totals {self.team_total}"
-        )
+        if self.events is not None:
+            self.narrate(
+                f"hand {self.hand_number + 1} scored: bids {bids}, tricks {self.tricks_won}, "
+                f"points {points}, totals {self.team_total}"
+            )
         self.hand_number += 1
         if max(self.team_total) >= TARGET or self.hand_number >= MAX_HANDS:
             self.over = True
@@ -479,7 +481,7 @@ class TwinShoot(Game):
             return ("open bid shown", tuple(tuple(after.bid_cards[s]) for s in team))
         return None
 
-    def clone(self) -> "TwinShoot":
+    def clone(self) -> TwinShoot:
         twin = self._shallow_twin()
         twin.team_total = list(self.team_total)
         twin.hands = [list(h) for h in self.hands]
@@ -492,7 +494,7 @@ class TwinShoot(Game):
         twin.order = list(self.order)
         return twin
 
-    def redeal(self, player: int, seed: int) -> "TwinShoot":
+    def redeal(self, player: int, seed: int) -> TwinShoot:
         state = self._fresh_copy_for_redeal(seed)
         if state.over:
             return state

@@ -25,7 +25,7 @@ TOOL_SHARE = 0.3  # ... and a future chance to fish its rank
 def _bounds(obs: dict) -> tuple[list[int], list[int]]:
     n = obs["num_players"]
     lo, hi = [1] * n, [13] * n
-    for seat, card, left, right, side, _discarded, named, handed, end in obs["log"]:
+    for seat, card, left, right, side, _discarded, named, _handed, end in obs["log"]:
         r = rank_of(card)
         if side == "left" or (side is None and left == 0 and right > 0):
             lo[seat] = max(lo[seat], r)

@@ -62,7 +62,7 @@ def best_set(pool, n: int, counts, ctx, fixed=()):
     for s in range(4):
         pick = list(fixed)
         rest = list(usable)
-        for wanted in (lambda c: c // 6 == s, lambda c: c // 6 == JOKER, lambda c: True):
+        for wanted in (lambda c, s=s: c // 6 == s, lambda c: c // 6 == JOKER, lambda c: True):
             for c in list(rest):
                 if len(pick) == n:
                     break
@@ -74,7 +74,7 @@ def best_set(pool, n: int, counts, ctx, fixed=()):
         # the same without jokers
         pick = list(fixed)
         rest = list(usable)
-        for wanted in (lambda c: c // 6 == s, lambda c: c // 6 != JOKER, lambda c: True):
+        for wanted in (lambda c, s=s: c // 6 == s, lambda c: c // 6 != JOKER, lambda c: True):
             for c in list(rest):
                 if len(pick) == n:
                     break

@@ -1,0 +1,1 @@
+"""The search bot's parts: per-game settings, rollout policies, the search, an in-process arena."""

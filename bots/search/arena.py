@@ -1,0 +1,191 @@
+"""In-process duplicate-deal evaluation of the search bot against the
+heuristic (or random), with every observation passed through msgpack as a
+bot process would receive it.
+
+    python -m bots.search.arena limit --deals 20 --iterations 200
+    python -m bots.search.arena target --deals 10 --ms 100 --workers 2 --out /tmp/target.jsonl
+
+Each deal is played once per player (team) position: the search takes that
+position (in team games both seats, as two independent bots: partners are
+copies), the heuristic every other seat; so every deal is played from every
+side. A match yields the search's pairwise results against each other
+player (team): 1 for finishing ahead, 0.5 for a tie, 0 behind. The Elo
+difference is 400 log10(p / (1 - p)) of the mean pairwise result p; its 95%
+interval comes from a bootstrap over deals (a deal's matches move together).
+The search's decision times (wall clock, including the determinizations)
+are reported as mean and max over its searched decisions.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import multiprocessing as mp
+import random
+import statistics
+import sys
+import time
+import zlib
+from pathlib import Path
+
+import msgpack
+
+from bots.heuristics import load
+from games import get_game
+
+
+def _wire(value):
+    return msgpack.unpackb(msgpack.packb(value), raw=False, strict_map_key=False)
+
+
+def units_of(slug: str, players: int) -> list[tuple[int, ...]]:
+    teams = get_game(slug).INFO.teams(players)
+    return [tuple(t) for t in teams] if teams else [(s,) for s in range(players)]
+
+
+def play(slug: str, players: int, seed: int, hero_seats: tuple[int, ...], opponent: str,
+         iterations: int | None, ms: float | None, overrides: dict | None = None,
+         tag: str = "") -> dict:
+    """One match: the search in ``hero_seats``, ``opponent`` elsewhere."""
+    from bots.search_bot import SearchBot
+
+    game = get_game(slug).new(players, seed)
+    match_id = f"arena:{slug}:{players}:{seed}:{hero_seats}:{tag}"
+    heuristic = load(slug)
+    bots: dict[int, SearchBot] = {}
+    rngs = [random.Random(zlib.crc32(f"{match_id}:{s}".encode())) for s in range(players)]
+    teams = get_game(slug).INFO.teams(players)
+    for seat in hero_seats:
+        bot = SearchBot(iterations=iterations, ms=ms, share=1.0, overrides=overrides)
+        bot.on_start({"match_id": match_id, "game": slug, "seat": seat, "players": players,
+                      "teams": [list(t) for t in teams] if teams else None,
+                      "limits": {"decision_ms": 1000, "cpu_s": None}})
+        bots[seat] = bot
+    times: list[float] = []
+    while not game.is_terminal() and game.decisions < game.INFO.max_decisions:
+        seat = game.current_player()
+        legal = game.legal_actions()
+        obs, wire_legal = _wire([game.observation(seat), legal])
+        if seat in bots:
+            started = time.perf_counter()
+            index = bots[seat].choose(obs, wire_legal, 1000)
+            if len(legal) > 1:
+                times.append((time.perf_counter() - started) * 1000)
+        elif opponent == "random":
+            index = rngs[seat].randrange(len(legal))
+        else:
+            index = heuristic(obs, wire_legal, rngs[seat])
+        game.apply(legal[index])
+    ranks = game.standings()
+    hero = hero_seats[0]
+    searched = sum(b.searched for b in bots.values())
+    deviated = sum(b.deviated for b in bots.values())
+    pairs = [1.0 if ranks[hero] < ranks[u[0]] else 0.5 if ranks[hero] == ranks[u[0]] else 0.0
+             for u in units_of(slug, players) if hero not in u]
+    return {"game": slug, "players": players, "seed": seed, "hero": list(hero_seats),
+            "opponent": opponent, "pairs": pairs, "scores": list(game.scores()),
+            "ranks": ranks, "times_ms": times, "decisions": game.decisions,
+            "searched": searched, "deviated": deviated}
+
+
+def _task(args):
+    return play(*args)
+
+
+def elo(p: float) -> float:
+    p = min(max(p, 1e-3), 1 - 1e-3)
+    return 400 * math.log10(p / (1 - p))
+
+
+def summarize(rows: list[dict], boot: int = 2000) -> dict:
+    by_deal: dict[int, list[float]] = {}
+    for row in rows:
+        by_deal.setdefault(row["seed"], []).extend(row["pairs"])
+    deals = sorted(by_deal)
+    flat = [x for d in deals for x in by_deal[d]]
+    p = sum(flat) / len(flat)
+    rng = random.Random(0)
+    samples = []
+    for _ in range(boot):
+        pick = [by_deal[deals[rng.randrange(len(deals))]] for _ in deals]
+        total = sum(len(x) for x in pick)
+        samples.append(elo(sum(sum(x) for x in pick) / total))
+    samples.sort()
+    times = [t for row in rows for t in row["times_ms"]]
+    return {
+        "matches": len(rows), "deals": len(deals), "pairs": len(flat), "p": p, "elo": elo(p),
+        "lo": samples[int(0.025 * boot)], "hi": samples[int(0.975 * boot) - 1],
+        "mean_ms": statistics.mean(times) if times else 0.0,
+        "max_ms": max(times) if times else 0.0,
+        "searched_decisions": len(times),
+        "deviation_rate": (sum(r.get("deviated", 0) for r in rows)
+                           / max(1, sum(r.get("searched", 0) for r in rows))),
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description="search vs heuristic, duplicate deals, in process")
+    parser.add_argument("game")
+    parser.add_argument("--players", type=int, default=4)
+    parser.add_argument("--deals", type=int, default=10)
+    parser.add_argument("--first-deal", type=int, default=0)
+    parser.add_argument("--iterations", type=int)
+    parser.add_argument("--ms", type=float, default=100.0)
+    parser.add_argument("--opponent", default="heuristic", choices=["heuristic", "random"])
+    parser.add_argument("--workers", type=int, default=1)
+    parser.add_argument("--out", type=Path, help="append one JSON line per match")
+    parser.add_argument("--set", action="append", default=[], metavar="FIELD=VALUE",
+                        help="override a GameConfig field (numbers; policy as a name)")
+    parser.add_argument("--summary", type=Path, nargs="*", help="only summarize these files")
+    args = parser.parse_args()
+    if args.summary:
+        rows = [json.loads(line) for path in args.summary for line in path.read_text().splitlines()
+                if line.strip()]
+        rows = [r for r in rows if r["game"] == args.game]
+        print(json.dumps(summarize(rows)))
+        return
+    iterations = args.iterations
+    ms = None if iterations else args.ms
+    overrides = {}
+    for item in args.set:
+        key, value = item.split("=", 1)
+        try:
+            overrides[key] = int(value)
+        except ValueError:
+            try:
+                overrides[key] = float(value)
+            except ValueError:
+                overrides[key] = value
+    tasks = [
+        (args.game, args.players, 10_000 + deal, unit, args.opponent, iterations, ms, overrides)
+        for deal in range(args.first_deal, args.first_deal + args.deals)
+        for unit in units_of(args.game, args.players)
+    ]
+    rows = []
+    started = time.time()
+    sink = args.out.open("a") if args.out else None
+    pool = mp.Pool(args.workers) if args.workers > 1 else None
+    results = pool.imap_unordered(_task, tasks) if pool else map(_task, tasks)
+    for row in results:
+        row["config"] = overrides
+        rows.append(row)
+        if sink:
+            sink.write(json.dumps(row) + "\n")
+            sink.flush()
+    if pool:
+        pool.close()
+    summary = summarize(rows)
+    summary["wall_s"] = round(time.time() - started, 1)
+    budget = f"{iterations} playouts" if iterations else f"{ms:.0f} ms"
+    print(f"{args.game} {args.players}p search ({budget}) vs {args.opponent}: "
+          f"{summary['matches']} matches on {summary['deals']} deals, p={summary['p']:.3f}, "
+          f"Elo {summary['elo']:+.0f} [{summary['lo']:+.0f}, {summary['hi']:+.0f}], "
+          f"decision {summary['mean_ms']:.0f} ms mean, {summary['max_ms']:.0f} ms max, "
+          f"{summary['deviation_rate']:.0%} of searches leave the heuristic's move, "
+          f"{summary['wall_s']} s", file=sys.stderr)
+    print(json.dumps(summary))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,1016 @@
+"""Fast rollout policies: the heuristics (``bots/heuristics``) rewritten to
+read the engine state directly instead of an observation on the wire.
+
+Each ``policy(state, seat, legal, rng) -> index`` reads only what ``seat``
+may know (its own hand, public cards, the record of play), exactly as the
+heuristic does from its observation, and picks the same move: the tests
+compare both on many states. What they save is building the observation,
+the msgpack round trip and, for the slower heuristics, repeated work
+(precomputed tables, counts kept per call instead of per legal move).
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+from typing import Any
+
+FastPolicy = Callable[[Any, int, list, random.Random], int]
+FAST: dict[str, FastPolicy] = {}
+
+
+def fast(slug: str) -> Callable[[FastPolicy], FastPolicy]:
+    def register(fn: FastPolicy) -> FastPolicy:
+        FAST[slug] = fn
+        return fn
+    return register
+
+
+# ---- limit -----------------------------------------------------------------------
+@fast("limit")
+def limit_policy(state, seat: int, legal: list, rng: random.Random) -> int:
+    room = state.limit_card[0] - sum(v for _, v in state.basket)
+    if room in state.hands[seat] and room not in state.blocked[seat] and room in legal:
+        return legal.index(room)
+    others_left = sum(sum(h) for s, h in enumerate(state.hands) if s != seat)
+    margin = min(room - 1, others_left // 6)
+    safe = [c for c in legal if c != 0 and c <= room - margin]
+    if safe:
+        # the heuristic's "mine <= leader" always holds (the leader's sum is a max
+        # over every seat, this one included), so it plays the largest safe card
+        return legal.index(max(safe))
+    return 0
+
+
+# ---- grazia ------------------------------------------------------------------------
+def grazia_values(state, seat: int, legal: list) -> list[float | None]:
+    """The heuristic's ``play_value`` of every run start in ``legal`` (None for
+    the moves it does not rate), counting stranded cards by bisection."""
+    from bisect import bisect_left
+
+    hand = state.hands[seat]
+    held = set(hand)
+    by_suit: list[list[int]] = [[], [], [], [], [], []]
+    for c in hand:  # the hand is sorted, so each suit's list is too
+        by_suit[c // 13].append(c)
+    tops = [p[-1] if p else -1 for p in state.field]
+    values: list[float | None] = []
+    for action in legal:
+        if action == "pass" or action == "stop" or (action - 1) in held and action % 13 > 0:
+            values.append(None)
+            continue
+        suit = action // 13
+        length, high = 1, action
+        while high % 13 < 12 and high + 1 in held:
+            high += 1
+            length += 1
+        top = tops[suit]
+        penalised = top >= 0 and action % 13 != top % 13 + 1
+        cards = by_suit[suit]
+        stranded = bisect_left(cards, action)
+        if top >= 0:
+            stranded -= bisect_left(cards, top)
+        values.append(length - 2.05 * penalised - 0.6 * stranded)
+    return values
+
+
+@fast("grazia")
+def grazia_policy(state, seat: int, legal: list, rng: random.Random) -> int:
+    if legal[0] == "stop":
+        return len(legal) - 1
+    best_index, best_value = 0, 0.5
+    for index, value in enumerate(grazia_values(state, seat, legal)):
+        if value is not None and value > best_value:
+            best_index, best_value = index, value
+    return best_index
+
+
+# ---- target ----------------------------------------------------------------------
+@fast("target")
+def target_policy(state, seat: int, legal: list, rng: random.Random) -> int:
+    from bots.heuristics import target as h
+
+    phase = state.phase
+    if phase == "choose":
+        return h.choose_target(legal, state.hands[seat])
+    if phase == "play":
+        return h.choose_play({"target": state.target, "plays": state.plays}, legal)
+    return h.choose_discard(None, legal)
+
+
+# ---- cat_in_the_box ----------------------------------------------------------------
+_CAT_WIN_VALUE = {1: 0.0, 2: 0.0, 3: 0.02, 4: 0.05, 5: 0.1, 6: 0.2, 7: 0.35, 8: 0.5}
+_CAT_COLOUR = {"red": 0, "blue": 1, "yellow": 2, "green": 3}
+
+
+@fast("cat_in_the_box")
+def cat_policy(state, seat: int, legal: list, rng: random.Random) -> int:
+    phase = state.phase
+    hand = state.hands[seat]
+    if phase == "discard":
+        counts: dict[int, int] = {}
+        for r in hand:
+            counts[r] = counts.get(r, 0) + 1
+        best, best_key = 0, None
+        for i, action in enumerate(legal):
+            rank = action[1]
+            key = (counts[rank], -abs(rank - 4.5))
+            if best_key is None or key > best_key:
+                best, best_key = i, key
+        return best
+    if phase == "bid":
+        expected = sum(_CAT_WIN_VALUE[r] for r in hand)
+        return legal.index(("bid", 3 if expected >= 2.6 else 2))
+    return _cat_play(state, seat, legal, rng)
+
+
+def _cat_play(state, seat: int, legal: list, rng: random.Random, scores: bool = False):
+    board = state.board  # [colour][rank - 1] = owner or -1
+    voids = state.voids[seat]
+    trick = state.trick
+    n = state.num_players
+    hand = state.hands[seat]
+    led = trick[0][2] if trick else None
+    bid = state.bids[seat]
+    won = state.tricks_won[seat]
+    want_win = won != bid
+    tricks_left = 8 - len(state.history)
+    later = n - 1 - len(trick)
+    # the best play so far (the heuristic's _beats, in trick order)
+    best = None
+    for _, r, c in trick:
+        if best is None or _cat_beats(r, c, best, led):
+            best = (r, c)
+    # free cells: count, and per colour the free ranks
+    free_total = 0
+    free_by_colour = []
+    for c in range(4):
+        ranks = [r + 1 for r in range(8) if board[c][r] == -1]
+        free_by_colour.append(ranks)
+        free_total += len(ranks)
+    free_red = len(free_by_colour[0])
+    # per distinct rank in hand: the colours it may still be declared on (bitmask)
+    counts: dict[int, int] = {}
+    for r in hand:
+        counts[r] = counts.get(r, 0) + 1
+    masks = {}
+    for r in counts:
+        m = 0
+        for c in range(4):
+            if not voids[c] and board[c][r - 1] == -1:
+                m |= 1 << c
+        masks[r] = m
+    scored = []
+    for index, action in enumerate(legal):
+        rank, colour = action[1], _CAT_COLOUR[action[2]]
+        lead_colour = colour if led is None else led
+        p = 1.0 if _cat_beats(rank, colour, best, led) else 0.0
+        if p:
+            if free_total:
+                if colour == 0:
+                    beating = sum(1 for r in free_by_colour[0] if r > rank)
+                else:  # any red beats it; so does a higher card of the led colour
+                    beating = free_red
+                    if lead_colour != 0:
+                        beating += sum(1 for r in free_by_colour[lead_colour] if r > rank)
+                threat = beating / free_total
+            else:
+                threat = 0.0
+            p *= (1.0 - threat) ** later
+        score = 10.0 * p if want_win else -10.0 * p
+        new_void = led is not None and colour != led and not voids[led]
+        if new_void:
+            score -= 4.0
+        clear = ~(1 << led) if new_void else -1
+        live = 0
+        for r, k in counts.items():
+            m = masks[r] & clear
+            if r == rank:
+                m &= ~(1 << colour)
+                k -= 1
+            if m:
+                live += k
+        needed = tricks_left - 1
+        if live < needed:
+            score -= 15.0 * (needed - live)
+        adjacent = 0
+        for nc, nr in ((colour - 1, rank), (colour + 1, rank), (colour, rank - 1), (colour, rank + 1)):
+            if 0 <= nc < 4 and 1 <= nr <= 8 and board[nc][nr - 1] == seat:
+                adjacent += 1
+        score += 1.5 * adjacent
+        score += rng.random() * 0.01
+        scored.append((score, index))
+    if scores:
+        return [value for value, _ in scored]
+    return max(scored)[1]
+
+
+def _cat_beats(rank: int, colour: int, best, led) -> bool:
+    if best is None:
+        return True
+    best_rank, best_colour = best
+    if colour == 0:
+        return best_colour != 0 or rank > best_rank
+    if best_colour == 0:
+        return False
+    return colour == led and rank > best_rank
+
+
+def _listed(legal: list) -> list:
+    """Actions as a heuristic gets them on the wire (tuples become lists)."""
+    return [list(a) if isinstance(a, tuple) else a for a in legal]
+
+
+# ---- all_aboard ----------------------------------------------------------------------
+# The heuristic's turn planner, memoized across calls: a plan's value less the
+# certificates already earned depends only on (hand, field, room), room being
+# the certificates the deck can still pay (capped: a hand of k cards earns at
+# most k, so any room above k + 1 plans alike). A turn's later decisions are
+# subproblems of its first.
+_ABOARD_PLANS: dict[tuple, float] = {}
+
+
+def _aboard_end(hand: tuple, field: int, room: int) -> float:
+    from games.all_aboard import _RED
+
+    reds = sum(1 for c in hand if _RED[c])
+    value = -2 * reds + (20 if reds == len(hand) else 0)
+    if room > 0 and _RED[field]:
+        value += 1.0  # the heuristic's RED_FIELD_BONUS: the next player faces red
+    return value
+
+
+def _aboard_best(hand: tuple, field: int, room: int) -> float:
+    from games.all_aboard import legal_plays
+
+    key = (hand, field, room)
+    found = _ABOARD_PLANS.get(key)
+    if found is None:
+        options = legal_plays(list(hand), field)
+        if not options:
+            found = _aboard_end(hand, field, room)
+        else:
+            found = max(_aboard_after(hand, field, c, room) for c in options)
+        if len(_ABOARD_PLANS) > 300_000:
+            _ABOARD_PLANS.clear()
+        _ABOARD_PLANS[key] = found
+    return found
+
+
+def _aboard_after(hand: tuple, field: int, play: int, room: int) -> float:
+    from games.all_aboard import _RED, _SUIT
+
+    if _RED[field] and _RED[play]:
+        suit = _SUIT[play]
+        rest = [c for c in hand if c < 78 and _SUIT[c] == suit and _RED[c]]
+        remaining = tuple(c for c in hand if c not in rest)
+        return _aboard_end(remaining, play, room)
+    remaining = tuple(c for c in hand if c != play)
+    if _RED[field]:
+        return _aboard_best(remaining, play, min(room, len(remaining) + 1))
+    if _RED[play]:
+        return _aboard_end(remaining, play, room)
+    room -= 1
+    if room <= 0:
+        return 1 + _aboard_end(remaining, play, room)
+    return 1 + _aboard_best(remaining, play, min(room, len(remaining) + 1))
+
+
+def all_aboard_values(state, seat: int, legal: list) -> list[float]:
+    hand = tuple(sorted(state.hands[seat]))
+    room = min(len(state.deck), len(hand) + 1)
+    return [_aboard_after(hand, state.field, card, room) for card in legal]
+
+
+@fast("all_aboard")
+def all_aboard_policy(state, seat: int, legal: list, rng: random.Random) -> int:
+    if len(legal) == 1:
+        return 0
+    values = all_aboard_values(state, seat, legal)
+    top = max(values)
+    best = [i for i, v in enumerate(values) if v >= top - 1e-9]
+    return rng.choice(best)
+
+
+# ---- kings_order ---------------------------------------------------------------------
+_KO_RANK = tuple(c % 13 + 1 for c in range(78))
+
+
+def _ko_bounds(state) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """The heuristic's ``_bounds`` (from the round's log), kept on the state
+    and brought up to date with the log's new entries only."""
+    log = state.log
+    cached = state.__dict__.get("_search_bounds")
+    if cached is not None and cached[0] == state.round and cached[1] <= len(log):
+        _, done, lo, hi = cached
+        lo, hi = list(lo), list(hi)
+    else:
+        done, lo, hi = 0, [1] * state.num_players, [13] * state.num_players
+    for i in range(done, len(log)):
+        seat, card, left, right, side, _discarded, named, _handed, end = log[i]
+        r = _KO_RANK[card]
+        if side == "left" or (side is None and left == 0 and right > 0):
+            lo[seat] = max(lo[seat], r)
+        elif side == "right" or (side is None and right == 0 and left > 0):
+            hi[seat] = min(hi[seat], r)
+        if end == "left":
+            lo[named] = max(lo[named], r + 1)
+        elif end == "right":
+            hi[named] = min(hi[named], r - 1)
+        else:
+            if lo[named] == r:
+                lo[named] = r + 1
+            if hi[named] == r:
+                hi[named] = r - 1
+    lo_t, hi_t = tuple(lo), tuple(hi)
+    state.__dict__["_search_bounds"] = (state.round, len(log), lo_t, hi_t)
+    return lo_t, hi_t
+
+
+class _KingsModel:
+    """The kings_order heuristic's ``_Model``, computed from the state with
+    prefix sums and a rank table (same numbers, a fraction of the time)."""
+
+    def __init__(self, state, seat: int) -> None:
+        from math import comb
+
+        self.comb = comb
+        self.me = seat
+        rank = _KO_RANK
+        unseen = [0] + [6] * 13
+        for c in state.hands[seat]:
+            unseen[rank[c]] -= 1
+        for c in state.discard_pile:
+            unseen[rank[c]] -= 1
+        self.counts = []
+        for cards in state.score_cards:
+            mine = [0] * 14
+            for c in cards:
+                unseen[rank[c]] -= 1
+                mine[rank[c]] += 1
+            self.counts.append(mine)
+        self.unseen = unseen
+        prefix = [0] * 15
+        for r in range(1, 14):
+            prefix[r + 1] = prefix[r] + unseen[r]
+        self.prefix = prefix  # prefix[r] = unseen of ranks < r
+        self.lo, self.hi = _ko_bounds(state)
+        self.sizes = [len(h) for h in state.hands]
+        self.cache: dict[int, float] = {}
+
+    def between(self, a: int, b: int) -> int:
+        return self.prefix[b + 1] - self.prefix[a] if a <= b else 0
+
+    def end_chance(self, seat: int, rank: int) -> tuple[float, float]:
+        h = self.sizes[seat]
+        if h == 0:
+            return 0.0, 0.0
+        lo, hi = self.lo[seat], self.hi[seat]
+        if lo > hi or self.between(lo, hi) < h:
+            lo, hi = 1, 13
+        if not lo <= rank <= hi:
+            return 0.0, 0.0
+        counts = self.unseen
+        total = self.between(lo, hi)
+        if total < h or counts[rank] == 0:
+            return 0.0, 0.0
+        comb = self.comb
+        base = comb(total, h)
+        ge_r = self.between(rank, hi)
+        ge_r1 = ge_r - counts[rank]
+        p_min = (comb(ge_r, h) - comb(ge_r1, h)) / base
+        le_r = self.between(lo, rank)
+        le_r1 = le_r - counts[rank]
+        p_max = (comb(le_r, h) - comb(le_r1, h)) / base
+        p = min(1.0, p_min + p_max)
+        extra = (counts[rank] - 1) * (h - 1) / max(1, min(ge_r, le_r) - 1)
+        return p, 1.0 + max(0.0, extra)
+
+    def worth(self, rank: int, k: float) -> float:
+        if rank <= 10:
+            return rank * k
+        mine = self.counts[self.me][rank]
+        best_other = max((c[rank] for s, c in enumerate(self.counts) if s != self.me), default=0)
+        bonus = rank  # FACE_BONUS: J 11, Q 12, K 13
+        before = bonus if mine and mine >= best_other else 0
+        after = bonus if mine + k >= best_other else 0
+        return after - before + 2.0 * k
+
+    def gain(self, rank: int) -> float:
+        found = self.cache.get(rank)
+        if found is None:
+            best = 0.0
+            for seat, size in enumerate(self.sizes):
+                if seat == self.me or size == 0:
+                    continue
+                p, k = self.end_chance(seat, rank)
+                value = p * self.worth(rank, k)
+                if value > best:
+                    best = value
+            found = self.cache[rank] = best
+        return found
+
+    def keep_value(self, card: int) -> float:
+        return 1.0 + 0.3 * self.gain(_KO_RANK[card])
+
+
+def kings_order_values(state, seat: int, legal: list) -> list[float]:
+    """The heuristic's rating of every legal move (``choose`` plays the best)."""
+    model = _KingsModel(state, seat)
+    phase = state.phase
+    hand = state.hands[seat]
+    if phase == "play":
+        keep = [model.keep_value(c) for c in hand]
+        values = []
+        for card in legal:
+            index = hand.index(card)
+            value = model.gain(_KO_RANK[card]) - keep[index]
+            if 0 < index < len(hand) - 1:
+                # summed in hand order, as the heuristic does (the same floats)
+                left = sum(keep[:index])
+                right = sum(keep[index + 1:])
+                value -= min(left, right)
+            values.append(value)
+        return values
+    if phase == "discard":
+        cut = state.pending["left"]
+        sides = {"discard_left": hand[:cut], "discard_right": hand[cut:]}
+        return [-sum(model.keep_value(c) for c in sides[action]) for action in legal]
+    rank = _KO_RANK[state.pending["card"]]
+    values = []
+    for _, target in legal:
+        p, k = model.end_chance(target, rank)
+        values.append(p * model.worth(rank, k))
+    return values
+
+
+@fast("kings_order")
+def kings_order_policy(state, seat: int, legal: list, rng: random.Random) -> int:
+    if len(legal) == 1:
+        return 0
+    values = kings_order_values(state, seat, legal)
+    top = max(values)
+    return rng.choice([i for i, v in enumerate(values) if v >= top - 1e-9])
+
+
+# ---- seven_peak ----------------------------------------------------------------------
+_SP_HAND_VALUES: dict[tuple, float] = {}
+
+
+def seven_peak_hand_value(hand, counts, ctx) -> float:
+    """The heuristic's ``hand_value``, from set values computed on suit counts
+    and cached (the same hands come back in every playout of a decision)."""
+    key = (tuple(sorted(hand)), tuple(counts), ctx["last"], ctx["max_set"], ctx["joker_used"])
+    found = _SP_HAND_VALUES.get(key)
+    if found is not None:
+        return found
+    best = 0.0
+    rest = len(hand)
+    for n in range(max(ctx["last"], 2), 8):
+        value = seven_peak_best_value(hand, n, counts, ctx["joker_used"], ctx["max_set"])
+        if value is not None:
+            best = max(best, value + 1.5 * (rest - n))
+    flex = sum(min(c % 6 + 1 + counts[c % 6], 6) for c in hand) / 20.0
+    suits = [0] * 5
+    for c in hand:
+        suits[c // 6] += 1
+    shape = max(suits[:4]) * 0.6 + sum(1 for k in suits[:4] if k) * 0.6
+    value = best + flex + shape
+    if len(_SP_HAND_VALUES) > 200_000:
+        _SP_HAND_VALUES.clear()
+    _SP_HAND_VALUES[key] = value
+    return value
+
+
+@fast("seven_peak")
+def seven_peak_policy(state, seat: int, legal: list, rng: random.Random) -> int:
+    """The seven_peak heuristic's ``choose``, step for step, with the cached
+    hand values above."""
+    from bots.heuristics import seven_peak as h
+
+    if len(legal) == 1:
+        return 0
+    step = state.step
+    own = seat == state.to_act and step in ("value", "cards")
+    hand = state._free_hand() if own else state.hands[seat]
+    counts = [len(p) for p in state.area]
+    sets = state.sets[seat]
+    ctx = {
+        "last": state.last_set[seat],
+        "max_set": max((n for n, _ in sets), default=0),
+        "joker_used": any(c // 6 == 4 for _, cards in sets for c in cards),
+    }
+    if step == "turn":
+        if "play" not in legal:
+            return legal.index("pass")
+        left = _sp_turns_left(state, seat)
+        best = None
+        for n in range(max(1, ctx["last"]), 8):
+            value = seven_peak_best_value(hand, n, counts, ctx["joker_used"], ctx["max_set"])
+            if value is None:
+                continue
+            if len(hand) - n == 0:
+                value += 2
+            if best is None or value > best[0]:
+                best = (value, n)
+        if best is None:
+            return legal.index("pass")
+        value, n = best
+        per_card = value / n
+        if left <= 1.5:
+            return legal.index("play")
+        cards_per_turn = len(hand) / left
+        target = 4.0 if cards_per_turn < 1.2 else 3.0 if cards_per_turn < 2.0 else 2.0
+        if per_card >= target and n >= 3:
+            return legal.index("play")
+        if left <= 2.5 and value >= 6:
+            return legal.index("play")
+        return legal.index("pass")
+    if step == "value":
+        left = _sp_turns_left(state, seat)
+        best = None
+        for i, action in enumerate(legal):
+            n = action[1]
+            value = seven_peak_best_value(hand, n, counts, ctx["joker_used"], ctx["max_set"])
+            if value is None:
+                continue
+            if left > 1.5:
+                value = value / n * 3 + value / 4
+            if best is None or value > best[0]:
+                best = (value, i)
+        return best[1] if best else 0
+    if step == "cards":
+        n = state.pending_value
+        fixed = sorted(state.pending_cards)
+        found = h.best_set(hand, n, counts, ctx, fixed=fixed)
+        if found:
+            for c in found[1][len(fixed):]:
+                if ("card", c) in legal:
+                    return legal.index(("card", c))
+        return 0
+    piles = state.area
+    if step == "put":
+        card = _sp_best_first(hand, counts, piles, ctx)
+        return legal.index(("put", card))
+    if step == "more":
+        stop_score = seven_peak_hand_value(hand, counts, ctx) + h._peak_vp(counts)
+        second = _sp_best_second(hand, counts, piles, ctx)
+        if second and second[0] > stop_score + 0.3:
+            return legal.index(("put", second[1]))
+        return legal.index("stop")
+    if step == "take":
+        take = _sp_best_take(hand, counts, piles, ctx)
+        return legal.index(("take", take[1], take[2]))
+    return rng.randrange(len(legal))
+
+
+def _sp_turns_left(state, seat: int) -> float:
+    if state.ending:
+        return 1.0
+    best = 99.0
+    for s in range(state.num_players):
+        if s == seat:
+            continue
+        turns = len(state.hands[s]) / 1.7
+        best = min(best, turns + (1 if s < seat else 0))
+    return max(1.0, best)
+
+
+def _sp_peak_vp(counts) -> int:
+    return sum(counts[x - 1] for x in range(1, 7) if counts[x - 1] and x + counts[x - 1] >= 8)
+
+
+def _sp_best_take(hand, counts, piles, ctx):
+    best = None
+    for x in range(1, 7):
+        for card in sorted(set(piles[x - 1])):
+            area = list(counts)
+            area[x - 1] -= 1
+            score = seven_peak_hand_value(list(hand) + [card], area, ctx) + _sp_peak_vp(area)
+            if best is None or score > best[0]:
+                best = (score, x, card)
+    return best
+
+
+def _sp_put(hand, counts, piles, card):
+    rest = list(hand)
+    rest.remove(card)
+    area = list(counts)
+    area[card % 6] += 1
+    new_piles = [list(p) for p in piles]
+    new_piles[card % 6].append(card)
+    return rest, area, new_piles
+
+
+def _sp_best_second(hand, counts, piles, ctx, width: int = 4):
+    singles = []
+    for b in sorted(set(hand)):
+        rest, area, _ = _sp_put(hand, counts, piles, b)
+        singles.append((seven_peak_hand_value(rest, area, ctx) + _sp_peak_vp(area), b))
+    singles.sort(reverse=True)
+    best = None
+    for _, b in singles[:width]:
+        rest, area, new_piles = _sp_put(hand, counts, piles, b)
+        take = _sp_best_take(rest, area, new_piles, ctx)
+        if take and (best is None or take[0] > best[0]):
+            best = (take[0], b)
+    return best
+
+
+def _sp_danger(counts, card) -> float:
+    x = card % 6 + 1
+    if x + counts[x - 1] == 7 and counts[x - 1] >= 2:
+        return 0.5 * counts[x - 1]
+    return 0.0
+
+
+def _sp_best_first(hand, counts, piles, ctx):
+    singles = []
+    for a in sorted(set(hand)):
+        rest, area, _ = _sp_put(hand, counts, piles, a)
+        score = seven_peak_hand_value(rest, area, ctx) + _sp_peak_vp(area) - _sp_danger(area, a)
+        singles.append((score, a))
+    singles.sort(reverse=True)
+    best = singles[0]
+    for _, a in singles[:3]:
+        rest, area, new_piles = _sp_put(hand, counts, piles, a)
+        if not rest:
+            continue
+        second = _sp_best_second(rest, area, new_piles, ctx, width=3)
+        if second and second[0] > best[0] + 0.3:
+            best = (second[0], a)
+    return best[1]
+
+
+# ---- tenos_square --------------------------------------------------------------------
+_TENOS_BEST: dict[tuple, tuple[float, int]] = {}
+
+
+def _tenos_best_for(row: tuple, card: int, n: int) -> tuple[float, int]:
+    from bots.heuristics.tenos_square import best_for
+
+    key = (row, card, n)
+    found = _TENOS_BEST.get(key)
+    if found is None:
+        if len(_TENOS_BEST) > 200_000:
+            _TENOS_BEST.clear()
+        found = _TENOS_BEST[key] = best_for(list(row), card, n)
+    return found
+
+
+@fast("tenos_square")
+def tenos_square_policy(state, seat: int, legal: list, rng: random.Random) -> int:
+    """The tenos_square heuristic's ``choose`` with its row valuations cached
+    (a row changes once per turn; every playout asks about the same rows)."""
+    from bots.heuristics.tenos_square import place_value
+
+    if len(legal) == 1:
+        return 0
+    phase = state.phase
+    n = state.num_players
+    row = tuple(state._visible_row(seat))
+    if phase == "centre":
+        hand = [a[1] for a in legal]
+        pick = min(hand, key=lambda c: (abs(c % 13 + 1 - 5.5), c))
+        return legal.index(("centre", pick))
+    if phase == "exchange":
+        hand_best = max(_tenos_best_for(row, c, n)[0] for c in state.hands[seat])
+        centre_best = max((_tenos_best_for(row, c, n)[0] for c in state.centre),
+                          default=float("-inf"))
+        if centre_best - hand_best > 3.0:
+            return legal.index("exchange")
+        return legal.index("no_exchange")
+    if phase == "put":
+        values = [_tenos_best_for(row, a[1], n)[0] for a in legal]
+        return values.index(min(values))
+    if phase == "take":
+        best_index, best_value = len(legal) - 1, float("-inf")
+        for index, action in enumerate(legal):
+            if action == "deck":
+                continue
+            value = _tenos_best_for(row, action[1], n)[0]
+            if value > best_value:
+                best_index, best_value = index, value
+        return best_index
+    if phase == "play":
+        values = [_tenos_best_for(row, a[1], n)[0] for a in legal]
+        return values.index(max(values))
+    card = state.playing
+    row_list = list(row)
+    values = [place_value(row_list, card, a[1], n) for a in legal]
+    return values.index(max(values))
+
+
+# ---- tile_hunt -----------------------------------------------------------------------
+def tile_hunt_obs(state, seat: int) -> dict:
+    """The keys of the observation the tile_hunt heuristic reads."""
+    from games.tile_hunt import points
+
+    return {
+        "seat": seat, "num_players": state.num_players,
+        "phase": "over" if state.step == "over" else ("late" if state.is_late() else "early"),
+        "final_round": state.is_final_round(), "order": state.order,
+        "turn_position": state.pos, "step": state.step, "dice": state.dice,
+        "rerolls_left": state.rerolls_left,
+        "tiles": [{"name": name, "points": points(name), "owner": state.owner[name]}
+                  for name in state.face_up],
+        "reversal": state.reversal, "chip_supply": state.supply, "scores": state.scores_int(),
+    }
+
+
+class TileHuntDice:
+    """The tile_hunt heuristic with its dice DP vectorized and memoized per
+    turn situation (the same tiles and values come back in every playout of
+    a decision): the heuristic's state values (the best way to stop with each
+    of the 252 sorted dice) from per-tile masks instead of a Python loop, and
+    its reroll expectations per *kept* dice (210 of them) instead of per
+    (dice, reroll) pair (4,116 rows): what a reroll is worth depends only on
+    the dice it keeps."""
+
+    def __init__(self) -> None:
+        import numpy as np
+
+        from bots.heuristics import tile_hunt as h
+        from games.tile_hunt import TILES, remove_values, satisfied_tiles
+
+        self.np = np
+        self.h = h
+        self.masks = {name: np.array([name in satisfied_tiles(st) for st in h.STATES])
+                      for name in TILES}
+        self.ones = np.array([st.count(1) for st in h.STATES])
+        kept_index: dict[tuple[int, ...], int] = {}
+        rows = []
+        row_kept = np.zeros(len(h.ROW_STATE), dtype=np.int64)
+        for (state, option), row in h.OPTION_ROWS.items():
+            kept = tuple(remove_values(state, option))
+            if kept not in kept_index:
+                kept_index[kept] = len(rows)
+                rows.append(h.TRANSITIONS[row])
+            row_kept[row] = kept_index[kept]
+        self.kept_matrix = np.array(rows)
+        self.row_kept = row_kept
+        self.kept_index = kept_index
+        self.cache: dict[tuple, tuple] = {}
+
+    def tables(self, obs: dict) -> tuple:
+        h, np = self.h, self.np
+        opts = h.options(obs)
+        chip_vals = tuple(h.chips_value(obs, k) for k in range(6))
+        key = (tuple(opts), chip_vals)
+        found = self.cache.get(key)
+        if found is None:
+            v0 = np.asarray(chip_vals, dtype=float)[self.ones]
+            for _, name, value in opts:
+                v0 = np.where(self.masks[name] & (value > v0), value, v0)
+            expect0 = self.kept_matrix @ v0
+            best = np.maximum.reduceat(expect0[self.row_kept], h.STATE_STARTS)
+            v1 = np.maximum(v0, best)
+            found = (v0, expect0, self.kept_matrix @ v1)
+            if len(self.cache) > 4096:
+                self.cache.clear()
+            self.cache[key] = found
+        return found
+
+    def values(self, obs: dict, legal: list) -> list[float]:
+        """The heuristic's expected value of every roll-step action."""
+        h = self.h
+        v0, expect0, expect1 = self.tables(obs)
+        dice = tuple(obs["dice"])
+        expected = expect0 if obs["rerolls_left"] <= 1 else expect1
+        kept = self.row_kept
+        return [float(v0[h.STATE_INDEX[dice]]) + 1e-9 if action == h.STOP
+                else float(expected[kept[h.OPTION_ROWS[(dice, tuple(action))]]])
+                for action in legal]
+
+    def policy(self, state, seat: int, legal: list, rng: random.Random) -> int:
+        obs = tile_hunt_obs(state, seat)
+        if obs["step"] == "take":
+            return self.h.choose(obs, legal, rng)
+        values = self.values(obs, legal)
+        best_index, best_value = 0, values[0]  # stop on ties
+        for i in range(1, len(values)):
+            if values[i] > best_value:
+                best_index, best_value = i, values[i]
+        return best_index
+
+    def prior(self, state, seat: int, legal: list) -> list[float]:
+        obs = tile_hunt_obs(state, seat)
+        if obs["step"] == "take":
+            option = {(kind, name): value for kind, name, value in self.h.options(obs)}
+            ones = state.dice.count(1)
+            return [self.h.chips_value(obs, ones) if a == "chips" else 1e6 if a == "reversal"
+                    else option.get(tuple(a), 0.0) for a in legal]
+        return self.values(obs, legal)
+
+
+_TILE_HUNT: TileHuntDice | None = None
+
+
+def _tile_hunt() -> TileHuntDice:
+    global _TILE_HUNT
+    if _TILE_HUNT is None:
+        _TILE_HUNT = TileHuntDice()
+    return _TILE_HUNT
+
+
+@fast("tile_hunt")
+def tile_hunt_policy(state, seat: int, legal: list, rng: random.Random) -> int:
+    return _tile_hunt().policy(state, seat, legal, rng)
+
+
+# ---- twin_shoot ----------------------------------------------------------------------
+@fast("twin_shoot")
+def twin_shoot_policy(state, seat: int, legal: list, rng: random.Random) -> int:
+    from bots.heuristics.twin_shoot import choose
+
+    if len(legal) == 1:
+        return 0
+    n = state.num_players
+    partner = seat ^ 1
+    done = state.phase != "bid"
+    bids = [None] * n
+    bids[seat] = state.bid_vals[seat]
+    if done:
+        bids[partner] = state.bid_vals[partner]
+    open_cards = [None] * n
+    if state.open_team is not None:
+        for s in (2 * state.open_team, 2 * state.open_team + 1):
+            open_cards[s] = state.bid_cards[s]
+            bids[s] = state.bid_vals[s]
+    obs = {
+        "seat": seat, "num_players": n, "phase": state.phase, "hand": state.hands[seat],
+        "hand_sizes": [len(h) for h in state.hands], "bid_cards": state.bid_cards[seat],
+        "partner_bid_cards": state.bid_cards[partner] if done else None, "bids": bids,
+        "open_bid_cards": open_cards, "trick": state.trick, "trick_order": state.order,
+        "follow_mode": state.mode, "tricks_won": state.tricks_won,
+        "tricks_played": state.played_view,
+    }
+    return choose(obs, legal, rng)
+
+
+# ---- tateyoko ------------------------------------------------------------------------
+@fast("tateyoko")
+def tateyoko_policy(state, seat: int, legal: list, rng: random.Random) -> int:
+    from bots.heuristics.tateyoko import best_line, hand_value
+
+    if len(legal) == 1:
+        return 0
+    grid = dict(state.grid)
+    hand = list(state.hands[seat])
+    turn = list(state.turn)
+    best_index = 0 if turn else None
+    best_value = hand_value(hand) if turn else float("-inf")
+    for index, action in enumerate(legal):
+        if isinstance(action, str):
+            continue
+        c, x, y = action
+        grid[(x, y)] = c
+        rest = list(hand)
+        rest.remove(c)
+        turn.append((x, y))
+        value = best_line(grid, rest, turn, [400]) + rng.random() * 1e-3
+        turn.pop()
+        del grid[(x, y)]
+        if value > best_value:
+            best_value, best_index = value, index
+    return 0 if best_index is None else best_index
+
+
+# ---- seven_peak: the heuristic's set valuation, without building the sets ---------
+def seven_peak_best_value(hand, n: int, counts, joker_used: bool, max_set: int) -> float | None:
+    """``best_set(hand, n, counts, ctx)[0]`` of the seven_peak heuristic (no
+    fixed cards), or None: the same candidates (all suits different; one suit
+    topped up with jokers, or with other cards), valued from suit counts."""
+    usable = []
+    for c in hand:
+        x = c % 6 + 1
+        if x <= n <= x + counts[x - 1]:
+            usable.append(c)
+    if len(usable) < n:
+        return None
+    usable.sort(key=lambda c: (c % 6 + 1 + counts[c % 6], c))
+    suits = [c // 6 for c in usable]
+    per_suit = [0, 0, 0, 0, 0]
+    for s in suits:
+        per_suit[s] += 1
+    jokers = per_suit[4]
+    penalty = 0.0 if joker_used else 2.0 * max(n, max_set, 4)
+    best = None
+    # all different suits: non-jokers first, a joker only to complete
+    distinct = sum(1 for s in range(4) if per_suit[s])
+    if distinct >= n:
+        best = float(n * n)
+    elif distinct + (1 if jokers else 0) >= n:
+        best = n * n - penalty
+    for s in range(4):
+        a = min(n, per_suit[s])
+        rem = n - a
+        others = len(suits) - per_suit[s] - jokers
+        for jokers_first in (True, False):
+            if jokers_first:
+                j = min(rem, jokers)
+                o = min(rem - j, others)
+            else:
+                o = min(rem, others)
+                j = min(rem - o, jokers)
+            if a + j + o != n:
+                continue
+            # the first o cards of other suits, in usable order
+            counts_o = [0, 0, 0, 0]
+            if o:
+                taken = 0
+                for t in suits:
+                    if t != s and t != 4:
+                        counts_o[t] += 1
+                        taken += 1
+                        if taken == o:
+                            break
+            counts_o[s] += a
+            if j + sum(1 for k in counts_o if k) == n and max(counts_o) <= 1 and j <= 1:
+                value = float(n * n)
+            else:
+                value = float(n * (max(counts_o) + j))
+            if j:
+                value -= penalty
+            if best is None or value > best:
+                best = value
+    return best
+
+
+# ---- priors: the heuristics' own ratings of every legal move ------------------------
+# ``prior(state, seat, legal) -> list[float]`` (higher is better), used by the
+# search to keep the few moves the heuristic rates best when there are many.
+Prior = Callable[[Any, int, list], list[float]]
+PRIORS: dict[str, Prior] = {}
+
+
+def prior(slug: str) -> Callable[[Prior], Prior]:
+    def register(fn: Prior) -> Prior:
+        PRIORS[slug] = fn
+        return fn
+    return register
+
+
+@prior("tateyoko")
+def tateyoko_prior(state, seat: int, legal: list) -> list[float]:
+    from bots.heuristics.tateyoko import best_line, hand_value
+
+    grid = dict(state.grid)
+    hand = list(state.hands[seat])
+    turn = list(state.turn)
+    values = []
+    for action in legal:
+        if isinstance(action, str):
+            values.append(hand_value(hand))
+            continue
+        c, x, y = action
+        grid[(x, y)] = c
+        rest = list(hand)
+        rest.remove(c)
+        turn.append((x, y))
+        values.append(best_line(grid, rest, turn, [400]))
+        turn.pop()
+        del grid[(x, y)]
+    return values
+
+
+@prior("kings_order")
+def kings_order_prior(state, seat: int, legal: list) -> list[float]:
+    return kings_order_values(state, seat, legal)
+
+
+@prior("grazia")
+def grazia_prior(state, seat: int, legal: list) -> list[float]:
+    from bots.heuristics.grazia import play_value
+
+    hand = set(state.hands[seat])
+    tops = [p[-1] if p else -1 for p in state.field]
+    values = []
+    for action in legal:
+        if action == "pass":
+            values.append(0.5)
+        elif action == "stop":
+            values.append(0.0)
+        elif state.run:
+            values.append(1.0)
+        else:
+            values.append(play_value(action, hand, tops))
+    return values
+
+
+@prior("all_aboard")
+def all_aboard_prior(state, seat: int, legal: list) -> list[float]:
+    return all_aboard_values(state, seat, legal)
+
+
+@prior("cat_in_the_box")
+def cat_prior(state, seat: int, legal: list) -> list[float]:
+    if state.phase != "play":
+        return [0.0] * len(legal)
+    scores = _cat_play(state, seat, legal, random.Random(0), scores=True)
+    return scores
+
+
+@prior("tile_hunt")
+def tile_hunt_prior(state, seat: int, legal: list) -> list[float]:
+    return _tile_hunt().prior(state, seat, legal)
