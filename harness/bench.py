@@ -211,18 +211,17 @@ def main() -> None:
                   f"start-up {f.startup_s:.1f}s of {f.elapsed_s:.1f}s")
 
 
-def _engine_figures() -> None:
-    """Engine-only decisions/s per game (games/bench.py), where present."""
-    try:
-        from games import bench as engine_bench
-    except ImportError:
-        print("engine-only figures: games/bench.py is missing")
-        return
-    report = getattr(engine_bench, "report", None)
-    if report is None:
-        print("engine-only figures: run python -m games.bench")
-        return
-    report()
+def _engine_figures(seconds: float = 0.5) -> None:
+    """Engine-only decisions/s per game, random play at 4 players or the
+    game's nearest count (games/bench.py has before/after comparisons)."""
+    from games import implemented_games
+    from games.bench import _players_for, measure
+
+    for slug in implemented_games():
+        players = _players_for(slug, 4)
+        figures = measure(slug, players, seconds)
+        print(f"engine {slug:15} {players}p: {figures['random']:>9,.0f} decisions/s random play, "
+              f"{figures['redeal']:>7,.0f} redeal+playouts/s")
 
 
 if __name__ == "__main__":
