@@ -55,6 +55,7 @@ class SearchBot(Bot):
         self.times_ms: list[float] = []
         self.searched = 0  # decisions searched, and how often the search
         self.deviated = 0  # left the heuristic's move (both per match)
+        self.playouts = 0
         for slug in available():  # imports (numpy tables...) before the handshake
             load(slug)
 
@@ -71,6 +72,7 @@ class SearchBot(Bot):
         self.times_ms = []
         self.searched = 0
         self.deviated = 0
+        self.playouts = 0
 
     def budget(self, time_left_ms: int) -> Budget:
         if self.iterations is not None:
@@ -95,6 +97,7 @@ class SearchBot(Bot):
         if outcome.searched:
             self.searched += 1
             self.deviated += outcome.index != outcome.heuristic
+            self.playouts += outcome.iterations
         if self.log and outcome.searched:
             print(f"search {self.searcher.slug} #{self.decision}: {outcome.iterations} playouts, "
                   f"{outcome.worlds} worlds, {outcome.candidates} moves, played "

@@ -81,12 +81,13 @@ def play(slug: str, players: int, seed: int, hero_seats: tuple[int, ...], oppone
     hero = hero_seats[0]
     searched = sum(b.searched for b in bots.values())
     deviated = sum(b.deviated for b in bots.values())
+    playouts = sum(b.playouts for b in bots.values())
     pairs = [1.0 if ranks[hero] < ranks[u[0]] else 0.5 if ranks[hero] == ranks[u[0]] else 0.0
              for u in units_of(slug, players) if hero not in u]
     return {"game": slug, "players": players, "seed": seed, "hero": list(hero_seats),
             "opponent": opponent, "pairs": pairs, "scores": list(game.scores()),
             "ranks": ranks, "times_ms": times, "decisions": game.decisions,
-            "searched": searched, "deviated": deviated}
+            "searched": searched, "deviated": deviated, "playouts": playouts}
 
 
 def _task(args):
@@ -121,6 +122,8 @@ def summarize(rows: list[dict], boot: int = 2000) -> dict:
         "searched_decisions": len(times),
         "deviation_rate": (sum(r.get("deviated", 0) for r in rows)
                            / max(1, sum(r.get("searched", 0) for r in rows))),
+        "playouts_per_search": (sum(r.get("playouts", 0) for r in rows)
+                                / max(1, sum(r.get("searched", 0) for r in rows))),
     }
 
 
@@ -182,6 +185,7 @@ def main() -> None:
           f"{summary['matches']} matches on {summary['deals']} deals, p={summary['p']:.3f}, "
           f"Elo {summary['elo']:+.0f} [{summary['lo']:+.0f}, {summary['hi']:+.0f}], "
           f"decision {summary['mean_ms']:.0f} ms mean, {summary['max_ms']:.0f} ms max, "
+          f"{summary['playouts_per_search']:.0f} playouts a search, "
           f"{summary['deviation_rate']:.0%} of searches leave the heuristic's move, "
           f"{summary['wall_s']} s", file=sys.stderr)
     print(json.dumps(summary))

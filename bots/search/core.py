@@ -3,18 +3,24 @@ its default and its playout policy.
 
 Each iteration is one playout: a world (a full state sampled from the seat's
 observation by ``games.determinize``), one candidate action applied, then
-every seat plays the rollout policy until the playout stops (the match's end,
-or ``depth`` round boundaries later) and the result is scored for the seat's
-player or team (``bots.search.config``).
+every seat plays the rollout policy (the heuristic, ``bots.search.fast``)
+until the playout stops (the match's end, or ``depth`` round boundaries
+later) and the result is scored for the seat's player or team
+(``bots.search.config``).
+
+Candidates: every legal move, or, with more than ``max_candidates``, the
+heuristic's own move and the ones the heuristic's prior rates best.
 
 Worlds are shared: every candidate still in the race is played out in the
 same world with the same rollout seed (common random numbers), so candidates
 are compared on paired results and the noise of the hidden cards mostly
 cancels. After every world (from ``min_worlds`` on) a candidate whose paired
-mean is behind the leader's by ``z_prune`` standard errors leaves the race.
-When the budget is spent, the leader is played if it beats the heuristic's
-own move by ``z_final`` standard errors; otherwise the heuristic's move is
-(a search that cannot tell the moves apart should not gamble).
+mean is behind the leader's by ``z_prune`` standard errors (Student's t for
+the few worlds seen) leaves the race. When the budget is spent, the leader
+is played if it beats the heuristic's own move by ``z_final`` standard
+errors, raised for the number of rivals (Bonferroni: the best of several
+noisy estimates looks better than it is); otherwise the heuristic's move is
+played (a search that cannot tell the moves apart should not gamble).
 """
 
 from __future__ import annotations

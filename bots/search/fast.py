@@ -1014,3 +1014,93 @@ def cat_prior(state, seat: int, legal: list) -> list[float]:
 @prior("tile_hunt")
 def tile_hunt_prior(state, seat: int, legal: list) -> list[float]:
     return _tile_hunt().prior(state, seat, legal)
+
+
+def _twin_obs(state, seat: int) -> dict:
+    n = state.num_players
+    partner = seat ^ 1
+    done = state.phase != "bid"
+    return {
+        "seat": seat, "num_players": n, "phase": state.phase, "hand": state.hands[seat],
+        "hand_sizes": [len(h) for h in state.hands], "bid_cards": state.bid_cards[seat],
+        "partner_bid_cards": state.bid_cards[partner] if done else None,
+        "open_bid_cards": [state.bid_cards[s] if state.open_team is not None
+                           and s // 2 == state.open_team else None for s in range(n)],
+        "trick": state.trick, "trick_order": state.order, "follow_mode": state.mode,
+        "tricks_won": state.tricks_won, "tricks_played": state.played_view,
+    }
+
+
+@prior("twin_shoot")
+def twin_shoot_prior(state, seat: int, legal: list) -> list[float]:
+    """Bids: how close the best pair holding the card comes to the hand's
+    estimated tricks (the heuristic's own measure); plays: the chance to win
+    the trick, for or against as the bid needs (and lead power to break ties)."""
+    from bots.heuristics import twin_shoot as h
+    from games.twin_shoot import bid_value, deck_for
+
+    obs = _twin_obs(state, seat)
+    n = state.num_players
+    if state.phase == "bid":
+        hand = list(state.hands[seat])
+        chosen = list(state.bid_cards[seat])
+        unseen = [c for c in deck_for(n) if c not in hand and c not in chosen]
+        share = (n - 1) * 10 / max(len(unseen), 1)
+        power = {c: h.lead_power(c, unseen, share) for c in hand}
+        total = sum(power.values())
+
+        def miss(a: int, b: int) -> float:
+            rest = total - sum(power[x] for x in (a, b) if x in power)
+            return abs(bid_value([a, b]) - (h.BASE.get(n, 1.0) + h.SCALE * rest))
+
+        if chosen:
+            return [-miss(chosen[0], b) for b in legal]
+        return [-min(miss(a, b) for b in hand if b != a) for a in legal]
+    if state.phase != "play":
+        return [0.0] * len(legal)
+    unseen = h._unseen(obs)
+    bid = state.bid_vals[seat]
+    won = state.tricks_won[seat]
+    need = bid - won
+    left = 10 - len(state.played_view)
+    want_win = need != 0 or need > left
+    share = (n - 1) * max(len(state.hands[seat]) - 1, 1) / max(len(unseen), 1)
+    values = []
+    for c in legal:
+        p = h.win_chance(obs, c, unseen)
+        power = h.lead_power(c, unseen, share)
+        values.append(p - 0.01 * power if want_win else -p + 0.01 * power)
+    return values
+
+
+@prior("seven_peak")
+def seven_peak_prior(state, seat: int, legal: list) -> list[float]:
+    """The heuristic's own scores of the hand after each put or take."""
+    step = state.step
+    hand = state.hands[seat]
+    counts = [len(p) for p in state.area]
+    sets = state.sets[seat]
+    ctx = {
+        "last": state.last_set[seat],
+        "max_set": max((n for n, _ in sets), default=0),
+        "joker_used": any(c // 6 == 4 for _, cards in sets for c in cards),
+    }
+    piles = state.area
+    if step in ("put", "more"):
+        values = []
+        for action in legal:
+            if action == "stop":
+                values.append(seven_peak_hand_value(hand, counts, ctx) + _sp_peak_vp(counts))
+                continue
+            rest, area, _ = _sp_put(hand, counts, piles, action[1])
+            values.append(seven_peak_hand_value(rest, area, ctx) + _sp_peak_vp(area)
+                          - _sp_danger(area, action[1]))
+        return values
+    if step == "take":
+        values = []
+        for _, x, card in legal:
+            area = list(counts)
+            area[x - 1] -= 1
+            values.append(seven_peak_hand_value(list(hand) + [card], area, ctx) + _sp_peak_vp(area))
+        return values
+    return [0.0] * len(legal)
