@@ -174,35 +174,6 @@ def test_a_mixed_team_league_rates_each_bot_by_what_it_adds(tmp_path):
 
 
 @pytest.mark.slow
-def test_runs_on_an_existing_ray_cluster_with_address(tmp_path):
-    import socket
-
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
-    ray_cli = str(Path(sys.executable).with_name("ray"))
-    # a throwaway local cluster: no token, so the test needs no token file
-    env = dict(os.environ, RAY_AUTH_MODE="disabled")
-    started = subprocess.run(
-        [ray_cli, "start", "--head", f"--port={port}",
-         "--num-cpus=2", "--include-dashboard=false",
-         "--disable-usage-stats"],
-        capture_output=True, text=True, timeout=180, env=env)
-    assert started.returncode == 0, started.stderr
-    try:
-        path = league_file(tmp_path, "cluster", ["random", "heuristic"], deals=4)
-        db = tmp_path / "results.db"
-        run = run_cli(["run", path, "--db", str(db), "--address", f"127.0.0.1:{port}", "-q"],
-                      env_extra={"RAY_AUTH_MODE": "disabled"})
-        out, err = run.communicate(timeout=300)
-        assert run.returncode == 0, err
-        assert "played 24 matches" in err
-        assert len(stored_ids(db, "cluster")) == 24
-    finally:
-        subprocess.run([ray_cli, "stop", "--force"], capture_output=True, timeout=120, env=env)
-
-
-@pytest.mark.slow
 def test_a_worker_that_dies_is_replaced_and_no_match_is_lost(tmp_path, monkeypatch):
     import threading
 
