@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test test-fast lint venv bench golden clean
+.PHONY: run test test-fast lint venv bench bench-engines golden clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -35,6 +35,10 @@ test-fast: $(STAMP)
 
 bench: $(STAMP)
 	$(BIN)/python -m harness.bench
+
+# Engine speed against the engines before this project's speed-ups.
+bench-engines: $(STAMP)
+	$(BIN)/python -m games.bench --baseline-git 4dfa2d2
 
 golden: $(STAMP)
 	$(BIN)/python -m games.playthrough --write --dir tests/golden

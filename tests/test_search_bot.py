@@ -10,7 +10,9 @@ it searches (games/determinize.py).
   moves, within the decision limit, and a fixed number of playouts gives
   the same moves again.
 * With a fixed budget it beats the heuristic clearly where the margin is
-  large (limit; cat_in_the_box, slow).
+  large (limit; cat_in_the_box and seven_peak, slow). Fixed playout counts
+  make these results deterministic: they cannot flake, they can only move
+  when the code does.
 """
 
 from __future__ import annotations
@@ -215,5 +217,11 @@ def test_search_beats_the_heuristic_at_limit():
 
 @pytest.mark.slow
 def test_search_beats_the_heuristic_at_cat_in_the_box():
-    # measured: 0.9 of the pairwise results over 20 matches at this budget
+    # measured: 0.84 of these 48 pairwise results (0.83 over 240 at 100 ms)
     assert pairwise("cat_in_the_box", deals=4, iterations=200) >= 0.7
+
+
+@pytest.mark.slow
+def test_search_beats_the_heuristic_at_seven_peak():
+    # measured: 0.66 of these 96 pairwise results (0.68 over 480 at 100 ms)
+    assert pairwise("seven_peak", deals=8, iterations=70) >= 0.58
