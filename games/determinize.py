@@ -580,32 +580,44 @@ def _tateyoko(obs: dict, rng: random.Random, decisions: int) -> Game:
 
 
 # ---- kings_order -------------------------------------------------------------
-def kings_order_bounds(obs: dict) -> tuple[list[int], list[int]]:
-    """Per seat, the lowest and highest rank their hand can still hold, from
-    the public record of this round (the hand is sorted by rank)."""
+def narrow_rank_bounds(lo: list[int], hi: list[int], entry: Any, rank: int) -> None:
+    """One kings_order log entry (``rank`` is its card's) narrows the lowest
+    and highest rank each hand can still hold (hands are sorted by rank)."""
+    seat, _card, left, right, side, _discarded, named, _handed, end = entry
+    if side == "left" or (side is None and left == 0 and right > 0):
+        lo[seat] = max(lo[seat], rank)
+    elif side == "right" or (side is None and right == 0 and left > 0):
+        hi[seat] = min(hi[seat], rank)
+    if end == "left":
+        lo[named] = max(lo[named], rank + 1)
+    elif end == "right":
+        hi[named] = min(hi[named], rank - 1)
+    else:
+        # nothing handed: neither end has this rank; where the hand's lowest
+        # (highest) possible rank is it, it holds none of it at all
+        if lo[named] == rank:
+            lo[named] = rank + 1
+        if hi[named] == rank:
+            hi[named] = rank - 1
+
+
+def kings_order_log_bounds(num_players: int, log: Any) -> tuple[list[int], list[int]]:
+    """Per seat, the rank bounds that this round's public record implies."""
     from games.tennos import rank_of
 
-    n = obs["num_players"]
-    lo, hi = [1] * n, [13] * n
-    entries = list(obs["log"])
+    lo, hi = [1] * num_players, [13] * num_players
+    for entry in log:
+        narrow_rank_bounds(lo, hi, entry, rank_of(entry[1]))
+    return lo, hi
+
+
+def kings_order_bounds(obs: dict) -> tuple[list[int], list[int]]:
+    """Per seat, the lowest and highest rank their hand can still hold, from
+    the public record of this round and the card being played now."""
+    from games.tennos import rank_of
+
+    lo, hi = kings_order_log_bounds(obs["num_players"], obs["log"])
     pending = obs["pending"]
-    for seat, card, left, right, side, _discarded, named, _handed, end in entries:
-        r = rank_of(card)
-        if side == "left" or (side is None and left == 0 and right > 0):
-            lo[seat] = max(lo[seat], r)
-        elif side == "right" or (side is None and right == 0 and left > 0):
-            hi[seat] = min(hi[seat], r)
-        if end == "left":
-            lo[named] = max(lo[named], r + 1)
-        elif end == "right":
-            hi[named] = min(hi[named], r - 1)
-        else:
-            # nothing handed: neither end has rank r; where the hand's lowest
-            # (highest) possible rank is r, it holds none of r at all
-            if lo[named] == r:
-                lo[named] = r + 1
-            if hi[named] == r:
-                hi[named] = r - 1
     if pending is not None:
         seat, r = pending["seat"], rank_of(pending["card"])
         left, right, side = pending["left"], pending["right"], pending["discard"]

@@ -15,6 +15,7 @@ from __future__ import annotations
 import random
 from math import comb
 
+from games.determinize import kings_order_log_bounds
 from games.tennos import rank_of
 
 FACE_BONUS = {11: 11, 12: 12, 13: 13}
@@ -23,24 +24,7 @@ TOOL_SHARE = 0.3  # ... and a future chance to fish its rank
 
 
 def _bounds(obs: dict) -> tuple[list[int], list[int]]:
-    n = obs["num_players"]
-    lo, hi = [1] * n, [13] * n
-    for seat, card, left, right, side, _discarded, named, _handed, end in obs["log"]:
-        r = rank_of(card)
-        if side == "left" or (side is None and left == 0 and right > 0):
-            lo[seat] = max(lo[seat], r)
-        elif side == "right" or (side is None and right == 0 and left > 0):
-            hi[seat] = min(hi[seat], r)
-        if end == "left":
-            lo[named] = max(lo[named], r + 1)
-        elif end == "right":
-            hi[named] = min(hi[named], r - 1)
-        else:  # no card of that rank at either end
-            if lo[named] == r:
-                lo[named] = r + 1
-            if hi[named] == r:
-                hi[named] = r - 1
-    return lo, hi
+    return kings_order_log_bounds(obs["num_players"], obs["log"])
 
 
 class _Model:

@@ -15,6 +15,8 @@ import random
 from collections.abc import Callable
 from typing import Any
 
+from games.determinize import narrow_rank_bounds
+
 FastPolicy = Callable[[Any, int, list, random.Random], int]
 FAST: dict[str, FastPolicy] = {}
 
@@ -307,21 +309,7 @@ def _ko_bounds(state) -> tuple[tuple[int, ...], tuple[int, ...]]:
     else:
         done, lo, hi = 0, [1] * state.num_players, [13] * state.num_players
     for i in range(done, len(log)):
-        seat, card, left, right, side, _discarded, named, _handed, end = log[i]
-        r = _KO_RANK[card]
-        if side == "left" or (side is None and left == 0 and right > 0):
-            lo[seat] = max(lo[seat], r)
-        elif side == "right" or (side is None and right == 0 and left > 0):
-            hi[seat] = min(hi[seat], r)
-        if end == "left":
-            lo[named] = max(lo[named], r + 1)
-        elif end == "right":
-            hi[named] = min(hi[named], r - 1)
-        else:
-            if lo[named] == r:
-                lo[named] = r + 1
-            if hi[named] == r:
-                hi[named] = r - 1
+        narrow_rank_bounds(lo, hi, log[i], _KO_RANK[log[i][1]])
     lo_t, hi_t = tuple(lo), tuple(hi)
     state.__dict__["_search_bounds"] = (state.round, len(log), lo_t, hi_t)
     return lo_t, hi_t
