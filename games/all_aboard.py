@@ -360,6 +360,7 @@ class AllAboard(Game):
             pool.extend(state.hands[s])
         for s in range(n):
             pool.extend(state.certs[s])
+        pool.sort()  # where the cards really lay must not matter
         actor = state.to_act
         hand_sizes = [len(state.hands[s]) for s in others]
         # The actor is on turn, so they can play: keep that (rejection sampling,

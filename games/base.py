@@ -145,6 +145,25 @@ def ranks_by_unit(keys: Sequence[Any], teams: Sequence[Sequence[int]] | None) ->
     return ranks
 
 
+def reshuffle(rng: random.Random, groups: Sequence[Sequence[Any]]) -> list[list[Any]]:
+    """The redeal sampler: shuffle the cards of ``groups`` together and hand
+    them back, each group keeping its size (group order kept, cards within a
+    group in shuffled order; sort where the engine keeps hands sorted).
+
+    The pool is sorted before the shuffle, so the result depends only on
+    which cards are hidden and on ``rng``, never on where they really lay:
+    two states that look the same to a player redeal the same way.
+    """
+    pool = sorted(card for group in groups for card in group)
+    rng.shuffle(pool)
+    dealt: list[list[Any]] = []
+    at = 0
+    for group in groups:
+        dealt.append(pool[at:at + len(group)])
+        at += len(group)
+    return dealt
+
+
 class Game(ABC):
     """One match of a game in progress."""
 
@@ -177,6 +196,45 @@ class Game(ABC):
     @abstractmethod
     def setup(self) -> None:
         """Deal and prepare the first decision, using only ``self.rng``."""
+
+    # ---- test positions -----------------------------------------------
+    @classmethod
+    def position(cls, num_players: int, seed: int = 0, **fields: Any) -> Game:
+        """A position for a test or an example: ``new(num_players, seed)``,
+        then the named fields replaced (see :meth:`set_position`).
+
+        ``KingsOrder.position(3, hands=[...], set_aside=[...], to_act=1)``
+        """
+        game = cls.new(num_players, seed)
+        game.set_position(**fields)
+        return game
+
+    def set_position(self, **fields: Any) -> None:
+        """Replace fields of the state by name, for tests and examples.
+
+        Only fields the engine already has may be set, so a renamed field
+        fails loudly instead of adding an attribute nobody reads. The engine
+        then recomputes whatever it derives from them
+        (:meth:`_position_changed`). Consistency (every card exactly once,
+        a legal seat to act) is the caller's to keep.
+        """
+        unknown = sorted(name for name in fields if not self._is_position_field(name))
+        if unknown:
+            settable = sorted(n for n in vars(self) if self._is_position_field(n))
+            raise GameError(f"{self.INFO.slug}: a position has no field(s) {unknown}; "
+                            f"fields: {settable}")
+        for name, value in fields.items():
+            setattr(self, name, value)
+        self._position_changed(set(fields))
+
+    def _is_position_field(self, name: str) -> bool:
+        return (not name.startswith("_") and name not in ("rng", "events")
+                and name in vars(self))
+
+    def _position_changed(self, changed: set[str]) -> None:
+        """Recompute state derived from the fields ``set_position`` changed.
+        Engines that cache derived values override this."""
+        return None
 
     # ---- flow ------------------------------------------------------------
     @abstractmethod

@@ -435,7 +435,7 @@ class CatInTheBox(Game):
             hand_ranges[s] = (pos, pos + len(state.hands[s]))
             pos = hand_ranges[s][1] + (state.discards[s] is not None)
         rng = state.rng
-        cards = list(pool)
+        cards = sorted(pool)  # where the cards really lay must not matter
         rng.shuffle(cards)
         tries = 1
         while must_play is not None:

@@ -404,6 +404,7 @@ def _tenos_square(obs: dict, rng: random.Random, decisions: int) -> Game:
 def twin_shoot_voids(obs: dict) -> list[list[tuple[str, int]]]:
     """Per seat, what play showed they do not hold: ("suit", s) or ("rank", r)
     for a requirement they did not meet, or ("either", led card)."""
+    from games.tennos import RANK_OF, SUIT_OF
     from games.twin_shoot import follow_of, trick_order
 
     n = obs["num_players"]
@@ -417,13 +418,13 @@ def twin_shoot_voids(obs: dict) -> list[list[tuple[str, int]]]:
         mode = "none"
         for seat, c in zip(order[1:], cards[1:]):
             if mode == "none":
-                if c // 13 != led // 13 and c % 13 != led % 13:
+                if SUIT_OF[c] != SUIT_OF[led] and RANK_OF[c] != RANK_OF[led]:
                     voids[seat].append(("either", led))
                 mode = follow_of(led, c)
-            elif mode == "suit" and c // 13 != led // 13:
-                voids[seat].append(("suit", led // 13))
-            elif mode == "rank" and c % 13 != led % 13:
-                voids[seat].append(("rank", led % 13))
+            elif mode == "suit" and SUIT_OF[c] != SUIT_OF[led]:
+                voids[seat].append(("suit", SUIT_OF[led]))
+            elif mode == "rank" and RANK_OF[c] != RANK_OF[led]:
+                voids[seat].append(("rank", RANK_OF[led]))
 
     for leader, cards, _ in obs["tricks_played"]:
         scan(leader, cards)
@@ -433,12 +434,14 @@ def twin_shoot_voids(obs: dict) -> list[list[tuple[str, int]]]:
 
 
 def _allowed(card: int, rules: list[tuple[str, int]]) -> bool:
+    from games.tennos import RANK_OF, SUIT_OF
+
     for kind, value in rules:
-        if kind == "suit" and card // 13 == value:
+        if kind == "suit" and SUIT_OF[card] == value:
             return False
-        if kind == "rank" and card % 13 == value:
+        if kind == "rank" and RANK_OF[card] == value:
             return False
-        if kind == "either" and (card // 13 == value // 13 or card % 13 == value % 13):
+        if kind == "either" and (SUIT_OF[card] == SUIT_OF[value] or RANK_OF[card] == RANK_OF[value]):
             return False
     return True
 

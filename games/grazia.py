@@ -85,7 +85,7 @@ of their first turn: 0, 1, ..., n-1).
 
 from __future__ import annotations
 
-from games.base import Action, Game, GameInfo, Observation
+from games.base import Action, Game, GameInfo, Observation, reshuffle
 from games.tennos import NUM_RANKS, card_name, cards_name, deck, rank_of, suit_of
 
 PASS = "pass"
@@ -261,23 +261,12 @@ class Grazia(Game):
 
     def redeal(self, player: int, seed: int) -> Grazia:
         state = self._fresh_copy_for_redeal(seed)
-        n = state.num_players
-        pool: list[int] = []
-        for seat in range(n):
-            if seat != player:
-                pool.extend(state.hands[seat])
-            pool.extend(state.piles[seat])
-        pool.sort()
-        state.rng.shuffle(pool)
-        at = 0
-        for seat in range(n):
-            if seat != player:
-                size = len(state.hands[seat])
-                state.hands[seat] = sorted(pool[at:at + size])
-                at += size
-            size = len(state.piles[seat])
-            state.piles[seat] = pool[at:at + size]
-            at += size
+        others = [seat for seat in range(state.num_players) if seat != player]
+        groups = [state.hands[seat] for seat in others] + state.piles
+        dealt = reshuffle(state.rng, groups)
+        for seat, hand in zip(others, dealt):
+            state.hands[seat] = sorted(hand)
+        state.piles = dealt[len(others):]
         return state
 
     # ---- people --------------------------------------------------------

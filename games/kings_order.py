@@ -87,7 +87,7 @@ previous round).
 
 from __future__ import annotations
 
-from games.base import Action, Game, GameInfo, Observation
+from games.base import Action, Game, GameInfo, Observation, reshuffle
 from games.tennos import card_name, cards_name, deck, rank_name, rank_of, suit_of
 
 HAND_SIZE = 13
@@ -113,7 +113,7 @@ def score_round(score_cards: list[list[int]]) -> list[int]:
         total = 0
         face = [0, 0, 0]
         for c in cards:
-            rank = c % 13 + 1
+            rank = rank_of(c)
             if rank <= 10:
                 total += rank
             else:
@@ -355,15 +355,9 @@ class KingsOrder(Game):
         if state.over:
             return state
         others = [s for s in range(state.num_players) if s != player]
-        pool = list(state.set_aside)
-        for s in others:
-            pool.extend(state.hands[s])
-        state.rng.shuffle(pool)
-        for s in others:
-            size = len(state.hands[s])
-            state.hands[s] = sort_hand(pool[:size])
-            del pool[:size]
-        state.set_aside = pool
+        *hands, state.set_aside = reshuffle(state.rng, [state.hands[s] for s in others] + [state.set_aside])
+        for s, hand in zip(others, hands):
+            state.hands[s] = sort_hand(hand)
         return state
 
     # ---- people --------------------------------------------------------

@@ -56,7 +56,7 @@ still in the deck), ``last_round`` (per-seat points of the previous round).
 
 from __future__ import annotations
 
-from games.base import Action, Game, GameInfo, Observation
+from games.base import Action, Game, GameInfo, Observation, reshuffle
 
 # (limit, 1st-place points, 2nd-place points), as listed at the end of seed 000.
 LIMIT_CARDS: tuple[tuple[int, int, int], ...] = (
@@ -256,7 +256,7 @@ class Limit(Game):
 
     def redeal(self, player: int, seed: int) -> Limit:
         state = self._fresh_copy_for_redeal(seed)
-        state.rng.shuffle(state.limit_deck)  # the only hidden thing
+        (state.limit_deck,) = reshuffle(state.rng, [state.limit_deck])  # the only hidden thing
         return state
 
     # ---- people --------------------------------------------------------

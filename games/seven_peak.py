@@ -120,7 +120,7 @@ round in progress is the last), ``set_aside`` (number of unseen cards),
 
 from __future__ import annotations
 
-from games.base import Action, Game, GameInfo, Observation
+from games.base import Action, Game, GameInfo, Observation, reshuffle
 
 SUIT_NAMES = ("spade", "diamond", "club", "heart", "joker")
 SUIT_SYMBOLS = ("♠", "♦", "♣", "♥", "joker")
@@ -470,26 +470,17 @@ class SevenPeak(Game):
             state.step = "turn"
             state.pending_value = 0
             state.pending_cards = []
-        pool = list(state.set_aside)
-        hidden_counts = []
-        for seat in range(state.num_players):
-            if seat == player:
-                hidden_counts.append(0)
-                continue
+        others = [seat for seat in range(state.num_players) if seat != player]
+        unknown = []
+        for seat in others:
             rest = list(state.hands[seat])
             for c in state.known[seat]:
                 rest.remove(c)
-            pool.extend(rest)
-            hidden_counts.append(len(rest))
-        state.rng.shuffle(pool)
-        at = 0
-        for seat in range(state.num_players):
-            if seat == player:
-                continue
-            k = hidden_counts[seat]
-            state.hands[seat] = sorted(list(state.known[seat]) + pool[at:at + k])
-            at += k
-        state.set_aside = sorted(pool[at:])
+            unknown.append(rest)
+        *dealt, set_aside = reshuffle(state.rng, unknown + [state.set_aside])
+        for seat, cards in zip(others, dealt):
+            state.hands[seat] = sorted(list(state.known[seat]) + cards)
+        state.set_aside = sorted(set_aside)
         return state
 
     # ---- people ----------------------------------------------------------

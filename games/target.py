@@ -85,7 +85,7 @@ deck was rebuilt), ``last_round`` (the previous round as
 
 from __future__ import annotations
 
-from games.base import Action, Game, GameInfo, Observation
+from games.base import Action, Game, GameInfo, Observation, reshuffle
 from games.tennos import card_name, cards_name, deck, rank_of, suit_of
 
 STOP = "stop"
@@ -320,28 +320,15 @@ class Target(Game):
 
     def redeal(self, player: int, seed: int) -> Target:
         state = self._fresh_copy_for_redeal(seed)
-        n = state.num_players
-        pool: list[int] = []
-        for seat in range(n):
-            if seat != player:
-                pool.extend(state.hands[seat])
-        pool.extend(state.deck)
+        others = [seat for seat in range(state.num_players) if seat != player]
         hidden_slots = [i for i, (_, owner) in enumerate(state.discard) if owner not in (FACE_UP, player)]
-        pool.extend(state.discard[i][0] for i in hidden_slots)
-        pool.sort()
-        state.rng.shuffle(pool)
-        at = 0
-        for seat in range(n):
-            if seat != player:
-                size = len(state.hands[seat])
-                state.hands[seat] = sorted(pool[at:at + size])
-                at += size
-        size = len(state.deck)
-        state.deck = pool[at:at + size]
-        at += size
-        for i in hidden_slots:
-            state.discard[i] = (pool[at], state.discard[i][1])
-            at += 1
+        groups = [state.hands[seat] for seat in others]
+        groups += [state.deck, [state.discard[i][0] for i in hidden_slots]]
+        *hands, state.deck, discards = reshuffle(state.rng, groups)
+        for seat, hand in zip(others, hands):
+            state.hands[seat] = sorted(hand)
+        for i, c in zip(hidden_slots, discards):
+            state.discard[i] = (c, state.discard[i][1])
         return state
 
     # ---- people --------------------------------------------------------

@@ -83,7 +83,7 @@ new dict to ``grid`` (the grid only grows in play, so this is safe).
 
 from __future__ import annotations
 
-from games.base import Action, Game, GameInfo, Observation
+from games.base import Action, Game, GameInfo, Observation, reshuffle
 from games.tennos import NUM_RANKS, card_name, deck
 
 PASS = "pass"
@@ -325,6 +325,13 @@ class Tateyoko(Game):
             self._open_len = len(self.grid)
         return self._open_table
 
+    def _position_changed(self, changed: set[str]) -> None:
+        """A grid set by ``set_position`` drops the open-cell and view caches
+        (they are keyed on the grid object, which a caller may have edited)."""
+        if "grid" in changed:
+            self._open_grid = None
+            self._view_grid = None
+
     def _grid_view(self) -> tuple[tuple[int, int, int], ...]:
         """Cached sorted (x, y, card) of the grid, rebuilt if the grid changed."""
         if self._view_grid is not self.grid or self._view_len != len(self.grid):
@@ -481,18 +488,10 @@ class Tateyoko(Game):
 
     def redeal(self, player: int, seed: int) -> Tateyoko:
         state = self._fresh_copy_for_redeal(seed)
-        hidden = list(state.deck)
-        for seat, hand in enumerate(state.hands):
-            if seat != player:
-                hidden.extend(hand)
-        hidden.sort()
-        state.rng.shuffle(hidden)
-        for seat, hand in enumerate(state.hands):
-            if seat != player:
-                size = len(hand)
-                state.hands[seat] = hidden[:size]
-                hidden = hidden[size:]
-        state.deck = hidden
+        others = [seat for seat in range(state.num_players) if seat != player]
+        *hands, state.deck = reshuffle(state.rng, [state.hands[s] for s in others] + [state.deck])
+        for seat, hand in zip(others, hands):
+            state.hands[seat] = hand
         return state
 
     # ---- people ----------------------------------------------------------

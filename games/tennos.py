@@ -8,6 +8,8 @@ Jokers have no suit, rank or colour unless a game says so.
 A card is an int, so observations stay small and fast:
 ``card = suit * 13 + (rank - 1)`` for 0..77, and jokers are 78..81.
 Bots decode with ``suit = card // 13``, ``rank = card % 13 + 1`` (card < 78).
+Engines do not repeat that arithmetic: they use :func:`suit_of` and
+:func:`rank_of`, or the tables ``SUIT_OF`` and ``RANK_OF`` in hot loops.
 """
 
 from __future__ import annotations
@@ -23,6 +25,11 @@ RANK_NAMES = {1: "A", 11: "J", 12: "Q", 13: "K"}
 NUM_SUITS = 6
 NUM_RANKS = 13
 JOKERS: tuple[int, ...] = (78, 79, 80, 81)
+
+
+# Per-card lookups, for hot loops (an index is cheaper than a call).
+SUIT_OF: tuple[int, ...] = tuple(c // NUM_RANKS for c in range(78)) + (-1,) * len(JOKERS)
+RANK_OF: tuple[int, ...] = tuple(c % NUM_RANKS + 1 for c in range(78)) + (0,) * len(JOKERS)
 
 
 def card(suit: int, rank: int) -> int:

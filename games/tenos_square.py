@@ -117,8 +117,8 @@ finished deal).
 
 from __future__ import annotations
 
-from games.base import Action, Game, GameInfo, Observation
-from games.tennos import card_name, cards_name, deck
+from games.base import Action, Game, GameInfo, Observation, reshuffle
+from games.tennos import RANK_OF, card_name, cards_name, deck
 
 CENTRE = "centre"
 EXCHANGE = "exchange"
@@ -138,10 +138,6 @@ def tenos_square_teams(num_players: int) -> tuple[tuple[int, ...], ...] | None:
     return ((0, 2), (1, 3)) if num_players == 4 else None
 
 
-def rank(card: int) -> int:
-    return card % 13 + 1
-
-
 def row_score(row: list[int | None]) -> int:
     """Score of a row given as cards (face up) or None (face down, ignored):
     the sum of squares of the lengths of maximal non-decreasing runs."""
@@ -151,7 +147,7 @@ def row_score(row: list[int | None]) -> int:
     for card in row:
         if card is None:
             continue
-        value = rank(card)
+        value = RANK_OF[card]
         if run and value >= previous:
             run += 1
         else:
@@ -466,39 +462,30 @@ class TenosSquare(Game):
             return state
         n = state.num_players
         revealed = state.phase != CENTRE
-        pool: list[int] = list(state.deck)
+        others = [seat for seat in range(n) if seat != player]
+        face_down = [[place for place in range(state.row_len) if not state.up[seat][place]]
+                     for seat in range(n)]
+        hidden_secrets = [seat for seat in others
+                          if not revealed and state.secret[seat] is not None]
+        groups = [state.deck]
+        groups += [[state.rows[seat][place] for place in face_down[seat]] for seat in range(n)]
+        groups += [state.hands[seat] for seat in others]
+        groups += [[state.secret[seat] for seat in hidden_secrets]]
+        dealt = reshuffle(state.rng, groups)
+        state.deck = dealt[0]
         for seat in range(n):
-            for place in range(state.row_len):
-                if not state.up[seat][place]:
-                    pool.append(state.rows[seat][place])
-        for seat in range(n):
-            if seat == player:
-                continue
-            pool.extend(state.hands[seat])
-            if not revealed and state.secret[seat] is not None:
-                pool.append(state.secret[seat])
-        state.rng.shuffle(pool)
-        # hand the cards back to the same slots, in the same order
-        for i in range(len(state.deck)):
-            state.deck[i] = pool.pop()
-        for seat in range(n):
-            for place in range(state.row_len):
-                if not state.up[seat][place]:
-                    state.rows[seat][place] = pool.pop()
-        for seat in range(n):
-            if seat == player:
-                continue
-            state.hands[seat] = sorted(pool.pop() for _ in state.hands[seat])
-            if not revealed and state.secret[seat] is not None:
-                state.secret[seat] = pool.pop()
-        assert not pool
+            for place, c in zip(face_down[seat], dealt[1 + seat]):
+                state.rows[seat][place] = c
+        for seat, hand in zip(others, dealt[1 + n:]):
+            state.hands[seat] = sorted(hand)
+        for seat, c in zip(hidden_secrets, dealt[-1]):
+            state.secret[seat] = c
         if revealed:
             # The centre cards are public, but not who put which: hand the
             # other players' secret cards out again among those players.
-            others = [s for s in range(n) if s != player and state.secret[s] is not None]
-            secrets = [state.secret[s] for s in others]
-            state.rng.shuffle(secrets)
-            for seat, secret in zip(others, secrets):
+            holders = [seat for seat in others if state.secret[seat] is not None]
+            secrets = reshuffle(state.rng, [[state.secret[seat]] for seat in holders])
+            for seat, (secret,) in zip(holders, secrets):
                 state.secret[seat] = secret
         return state
 

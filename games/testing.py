@@ -11,9 +11,12 @@ is registered, and a player count; the keyword arguments size the work)::
     check_random_play, check_illegal_actions_refused, check_determinism,
     check_clone, check_observations_msgpack, check_redeal,
     check_redealt_play_to_end, check_redealt_accept_every_action,
-    check_flow_leaks
+    check_redeal_sees_only_the_view, check_flow_leaks,
+    check_observations_match_schema, check_legal_actions_match_steps
 
-They follow OpenSpiel's random-sim and resample tests and pgx's api_test,
+The last two validate the wire format against the game's declared JSON
+Schemas (``games.schemas``; they need the ``jsonschema`` package, a dev
+dependency). They follow OpenSpiel's random-sim and resample tests and pgx's api_test,
 plus a check of their own, ``check_flow_leaks``: the *flow* of the game (who
 acts next, how many decisions a turn takes, so the decision counter the
 harness sends every bot) must not tell a player anything they may not see.
@@ -59,7 +62,8 @@ __all__ = [
     "check_random_play", "check_illegal_actions_refused", "check_determinism",
     "check_clone", "check_observations_msgpack", "check_redeal",
     "check_redealt_play_to_end", "check_redealt_accept_every_action",
-    "check_flow_leaks",
+    "check_redeal_sees_only_the_view", "check_flow_leaks",
+    "check_observations_match_schema", "check_legal_actions_match_steps",
 ]
 
 
@@ -262,6 +266,23 @@ def _check_one_redeal(state: Game, player: int, future: bytes | None) -> int:
     return changed
 
 
+def check_redeal_sees_only_the_view(game: GameRef, num_players: int, seed: int = 5, every: int = 15) -> None:
+    """A redeal is a function of the player's view and the seed alone: two
+    states the player cannot tell apart redeal to the same state for the same
+    seed. Otherwise the sample would carry where the hidden cards really lay
+    (a search bot handed the true state could read it off), and two bots with
+    one view would not agree."""
+    for state in sample_states(game, num_players, seed, every):
+        if state.is_terminal():
+            continue
+        for player in range(num_players):
+            lookalike = state.redeal(player, 1234)
+            first = rollout_bytes(state.redeal(player, 77), policy_seed=3, limit=40)
+            second = rollout_bytes(lookalike.redeal(player, 77), policy_seed=3, limit=40)
+            require(first == second, f"{_name(game, num_players)} decision {state.decisions} "
+                    f"seat {player}: a redeal depends on more than the player's view")
+
+
 def check_redealt_play_to_end(game: GameRef, num_players: int, seed: int = 4, every: int = 17) -> None:
     """A redealt state plays on to a proper end."""
     for state in sample_states(game, num_players, seed, every):
@@ -459,6 +480,76 @@ def _content(game: Game, q: int) -> bytes:
     return msgpack.packb({k: v for k, v in obs.items() if k not in game.FLOW_KEYS})
 
 
+# ---- the declared wire format ------------------------------------------------------
+
+
+def schema_validators(slug: str) -> tuple[Any, Any, list[tuple[str, Any, Any]]]:
+    """(obs, action, [(step, when, legal list)]) validators of a declared game."""
+    from jsonschema import Draft202012Validator
+
+    from games.schemas import action_schema, obs_schema, step_schemas
+
+    steps = [
+        (s["step"], Draft202012Validator(s["when"]),
+         Draft202012Validator({"type": "array", "items": s["action"]}))
+        for s in step_schemas(slug)
+    ]
+    return Draft202012Validator(obs_schema(slug)), Draft202012Validator(action_schema(slug)), steps
+
+
+def _why(validator: Any, value: Any) -> str:
+    from jsonschema.exceptions import best_match
+
+    error = best_match(validator.iter_errors(value))
+    return f"at {list(error.absolute_path)}: {error.message[:300]}"
+
+
+def check_observations_match_schema(game: GameRef, num_players: int, seeds: Iterable[int] = range(3),
+                                    samples: int = 8) -> None:
+    """Every seat's observation, at ``samples`` points of seeded random games
+    and at their end, validates against the game's declared obs schema."""
+    slug = resolve(game).INFO.slug
+    validator = schema_validators(slug)[0]
+    for seed in seeds:
+        length = sum(1 for _ in sample_states(game, num_players, seed, every=1)) - 1
+        picks = {length * i // samples for i in range(samples)} | {length}
+        for state in sample_states(game, num_players, seed, every=1):
+            if state.decisions not in picks:
+                continue
+            for seat in range(num_players):
+                obs = wire(state.observation(seat))
+                if not validator.is_valid(obs):
+                    raise ConformanceError(f"{_name(game, num_players)} seed {seed} seat {seat} after "
+                                           f"{state.decisions} decisions: {_why(validator, obs)}")
+
+
+def check_legal_actions_match_steps(game: GameRef, num_players: int, seed: int = 7) -> set[str]:
+    """At every decision of a seeded random game, the actor's observation
+    selects exactly one declared step, whose action schema takes every legal
+    action. Returns the steps seen (a caller can require each declared step
+    to be reached over all player counts)."""
+    slug = resolve(game).INFO.slug
+    _, action_validator, steps = schema_validators(slug)
+    seen: set[str] = set()
+    for state in sample_states(game, num_players, seed, every=1):
+        if state.is_terminal():
+            break
+        where = f"{_name(game, num_players)} seed {seed} after {state.decisions} decisions"
+        obs = wire(state.observation(state.current_player()))
+        legal = wire(state.legal_actions())
+        matched = [(name, check) for name, when, check in steps if when.is_valid(obs)]
+        require(len(matched) == 1, f"{where}: the obs selects steps {[m[0] for m in matched]}, "
+                "not exactly one")
+        name, check = matched[0]
+        if not check.is_valid(legal):
+            raise ConformanceError(f"{where}: step {name}: legal {_why(check, legal)}")
+        for action in legal:
+            if not action_validator.is_valid(action):
+                raise ConformanceError(f"{where}: {action!r} {_why(action_validator, action)}")
+        seen.add(name)
+    return seen
+
+
 # ---- everything ---------------------------------------------------------------------
 
 CHECKS: dict[str, Callable[..., Any]] = {
@@ -470,7 +561,10 @@ CHECKS: dict[str, Callable[..., Any]] = {
     "redeal": check_redeal,
     "redealt_play_to_end": check_redealt_play_to_end,
     "redealt_accept_every_action": check_redealt_accept_every_action,
+    "redeal_sees_only_the_view": check_redeal_sees_only_the_view,
     "flow_leaks": check_flow_leaks,
+    "observations_match_schema": check_observations_match_schema,
+    "legal_actions_match_steps": check_legal_actions_match_steps,
 }
 
 
@@ -480,7 +574,8 @@ def check_game(game: GameRef, num_players: int, seeds: Iterable[int] | None = No
     the default seeds of the checks that take several."""
     results = {}
     for name, check in CHECKS.items():
-        if seeds is not None and name in ("random_play", "determinism", "redeal", "flow_leaks"):
+        if seeds is not None and name in ("random_play", "determinism", "redeal", "flow_leaks",
+                                          "observations_match_schema"):
             results[name] = check(game, num_players, seeds=list(seeds))
         else:
             results[name] = check(game, num_players)

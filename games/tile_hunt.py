@@ -96,7 +96,7 @@ from __future__ import annotations
 
 from itertools import product
 
-from games.base import Action, Game, GameInfo, Observation, normalize_action
+from games.base import Action, Game, GameInfo, Observation, normalize_action, reshuffle
 
 NUM_DICE = 5
 CHIP_POINTS = 50
@@ -459,7 +459,8 @@ class TileHunt(Game):
 
     def redeal(self, player: int, seed: int) -> TileHunt:
         state = self._fresh_copy_for_redeal(seed)
-        state.rng.shuffle(state.face_down)  # the only hidden thing; future dice reseeded
+        # the only hidden thing; future dice reseeded
+        (state.face_down,) = reshuffle(state.rng, [state.face_down])
         return state
 
     # ---- people ------------------------------------------------------------

@@ -114,8 +114,19 @@ team, who cannot see it.
 
 from __future__ import annotations
 
-from games.base import Action, Game, GameInfo, Observation
-from games.tennos import CLUB, CROSS, DIAMOND, HEART, LEAF, SPADE, card_name, deck
+from games.base import Action, Game, GameInfo, Observation, reshuffle
+from games.tennos import (
+    CLUB,
+    CROSS,
+    DIAMOND,
+    HEART,
+    LEAF,
+    RANK_OF,
+    SPADE,
+    SUIT_OF,
+    card_name,
+    deck,
+)
 
 # Suit value for bidding; the same numbers order the suits' strength.
 SUIT_VALUE = {LEAF: 5, CROSS: 4, CLUB: 3, HEART: 2, SPADE: 1, DIAMOND: 0}
@@ -133,27 +144,19 @@ def twin_shoot_teams(num_players: int) -> tuple[tuple[int, ...], ...]:
     return tuple((2 * k, 2 * k + 1) for k in range(num_players // 2))
 
 
-def suit(c: int) -> int:
-    return c // 13
-
-
-def rank(c: int) -> int:
-    return c % 13 + 1
-
-
 def rank_strength(c: int) -> int:
     """A is highest: A=14, K=13, ..., 3=3."""
-    r = c % 13 + 1
+    r = RANK_OF[c]
     return 14 if r == 1 else r
 
 
 def suit_strength(c: int) -> int:
-    return _SUIT_VALUE_BY_INDEX[c // 13]
+    return _SUIT_VALUE_BY_INDEX[SUIT_OF[c]]
 
 
 def bid_value(cards) -> int:
     """Predicted tricks of a pair of bid cards: the sum of their suit values."""
-    return sum(_SUIT_VALUE_BY_INDEX[c // 13] for c in cards)
+    return sum(_SUIT_VALUE_BY_INDEX[SUIT_OF[c]] for c in cards)
 
 
 def deck_for(num_players: int) -> list[int]:
@@ -180,21 +183,21 @@ def legal_cards(hand, led: int | None, mode: str) -> list[int]:
     """Cards of ``hand`` that may be played to a trick (sorted)."""
     if led is None:
         return sorted(hand)
-    led_suit, led_rank = led // 13, led % 13
+    led_suit, led_rank = SUIT_OF[led], RANK_OF[led]
     if mode == "suit":
-        ok = [c for c in hand if c // 13 == led_suit]
+        ok = [c for c in hand if SUIT_OF[c] == led_suit]
     elif mode == "rank":
-        ok = [c for c in hand if c % 13 == led_rank]
+        ok = [c for c in hand if RANK_OF[c] == led_rank]
     else:
-        ok = [c for c in hand if c // 13 == led_suit or c % 13 == led_rank]
+        ok = [c for c in hand if SUIT_OF[c] == led_suit or RANK_OF[c] == led_rank]
     return sorted(ok) if ok else sorted(hand)
 
 
 def follow_of(led: int, c: int) -> str:
     """The follow mode a card fixes when none is fixed yet."""
-    if c // 13 == led // 13:
+    if SUIT_OF[c] == SUIT_OF[led]:
         return "suit"
-    if c % 13 == led % 13:
+    if RANK_OF[c] == RANK_OF[led]:
         return "rank"
     return "none"
 
@@ -203,9 +206,9 @@ def trick_winner(plays: list[tuple[int, int]], mode: str) -> int:
     """Winner seat of a complete trick (plays in order, the leader first)."""
     leader, led = plays[0]
     if mode == "suit":
-        cands = [(rank_strength(c), s) for s, c in plays if c // 13 == led // 13]
+        cands = [(rank_strength(c), s) for s, c in plays if SUIT_OF[c] == SUIT_OF[led]]
     elif mode == "rank":
-        cands = [(suit_strength(c), s) for s, c in plays if c % 13 == led % 13]
+        cands = [(suit_strength(c), s) for s, c in plays if RANK_OF[c] == RANK_OF[led]]
     else:
         return leader
     return max(cands)[1]
@@ -360,6 +363,22 @@ class TwinShoot(Game):
         else:
             self._start_hand()
 
+    def _position_changed(self, changed: set[str]) -> None:
+        """Recompute what a hand derives from the fields a test position set:
+        the bid values from the bid cards, the bidding order and (before the
+        first trick is won) the trick leader from the leader, and the trick
+        order from the trick leader. A derived field set by name is kept."""
+        n = self.num_players
+        if "bid_cards" in changed and "bid_vals" not in changed:
+            self.bid_vals = [bid_value(b) if len(b) == 2 else None for b in self.bid_cards]
+        if "leader" in changed:
+            if "bid_order" not in changed:
+                self.bid_order = [(self.leader + i) % n for i in range(n)]
+            if "trick_leader" not in changed and not self.played_view:
+                self.trick_leader = self.leader
+        if changed & {"leader", "trick_leader"} and "order" not in changed:
+            self.order = trick_order(self.trick_leader, n)
+
     # ---- contract --------------------------------------------------------
     def current_player(self) -> int:
         return self.to_act
@@ -504,22 +523,19 @@ class TwinShoot(Game):
             seen_bids.add(player ^ 1)
         if state.open_team is not None:
             seen_bids.update((2 * state.open_team, 2 * state.open_team + 1))
-        pool: list[int] = []
-        slots: list[tuple[str, int, int]] = []  # (kind, seat, size)
+        slots: list[tuple[str, int]] = []  # (kind, seat)
+        groups: list[list[int]] = []
         for s in range(n):
             if s != player:
-                pool.extend(state.hands[s])
-                slots.append(("hand", s, len(state.hands[s])))
+                slots.append(("hand", s))
+                groups.append(state.hands[s])
             if s not in seen_bids:
-                pool.extend(state.bid_cards[s])
-                slots.append(("bid", s, len(state.bid_cards[s])))
-        pool.sort()
-        state.rng.shuffle(pool)
+                slots.append(("bid", s))
+                groups.append(state.bid_cards[s])
+        dealt = reshuffle(state.rng, groups)
         state._resample_first_answer(player)
-        pos = 0
-        for kind, s, size in slots:
-            part = sorted(pool[pos:pos + size])
-            pos += size
+        for (kind, s), cards in zip(slots, dealt):
+            part = sorted(cards)
             if kind == "hand":
                 state.hands[s] = part
             else:

@@ -36,16 +36,21 @@ def position(
     to_act: int = 0,
     refill: bool = False,
 ) -> AllAboard:
-    """A mid-round position; ``deck`` lists cards bottom first (top = last)."""
-    game = AllAboard.new(len(hands), 0)
-    game.hands = [sorted(Cs(h)) for h in hands]
-    game.field = C(field)
-    game.played = [game.field]
-    game.deck = list(FILLER if deck is None else deck)
-    game.certs = [[] for _ in hands]
-    game.passes = 0
-    game.turn_plays = 0
-    game.to_act = to_act
+    """A mid-round position; ``deck`` lists cards bottom first (top = last).
+    ``refill`` starts ``to_act``'s turn as the engine does (draw up to eight,
+    pass on if nothing fits): a step of play, not state derived from fields,
+    so the engine's own turn start runs it."""
+    game = AllAboard.position(
+        len(hands),
+        hands=[sorted(Cs(h)) for h in hands],
+        field=C(field),
+        played=[C(field)],
+        deck=list(FILLER if deck is None else deck),
+        certs=[[] for _ in hands],
+        passes=0,
+        turn_plays=0,
+        to_act=to_act,
+    )
     if refill:
         game._begin_turn(to_act)
     return game
@@ -225,7 +230,7 @@ def test_every_player_passing_in_a_row_ends_the_round():
 
 def test_passes_in_a_row_reset_after_a_play():
     game = position(["s2 h3 h4 h5 h6 h7 h8 h9", "c2 d2 d3 d4 d5 d6 d7 d8"], "sK")
-    game.passes = 1
+    game.set_position(passes=1)
     game.apply(C("s2"))
     assert game.current_player() == 1
     assert game.passes == 0
@@ -293,8 +298,7 @@ def test_observation_hides_other_hands_and_certificate_values():
 
 def test_redeal_keeps_the_actor_able_to_play():
     # seat 0 is on turn mid-chain with a single card; seat 1 redeals it away
-    game = position(["s3 h2 h3 h4 h5 h6 h7 h8", "dA d2 d3 d4 d5 d6 d7 d8"], "s2")
-    game.hands[0] = [C("s3")]
+    game = position(["s3", "dA d2 d3 d4 d5 d6 d7 d8"], "s2")
     for seed in range(30):
         dealt = game.redeal(1, seed)
         assert dealt.legal_actions()

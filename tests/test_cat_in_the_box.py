@@ -2,7 +2,7 @@
 
 The seed has no numeric worked example; its rule statements (one per test
 below, quoted where useful) and every RULINGS.md ruling are checked on exact
-positions built by setting the engine's attributes after ``new()``.
+positions built with ``CatInTheBox.position``.
 """
 
 from __future__ import annotations
@@ -36,24 +36,27 @@ def play_position(
     leader: int = 0,
     board: list[list[int]] | None = None,
     round_: int = 0,
+    **fields,
 ) -> CatInTheBox:
-    """A state in the play phase with the given hands, at the start of a trick."""
+    """A state in the play phase with the given hands, at the start of a trick;
+    ``fields`` replace more of the state (``history``, ``voids`` ...)."""
     n = len(hands)
-    game = CatInTheBox.new(n, 0)
-    game.round = round_
-    game.start_player = round_ % n
-    game.hands = [sorted(h) for h in hands]
-    game.discards = [1] * n
-    game.bids = list(bids or [1] * n)
-    game.board = board or empty_board()
-    game.voids = [[False] * 4 for _ in range(n)]
-    game.trick = []
-    game.history = []
-    game.tricks_won = [0] * n
-    game.phase = "play"
-    game.leader = leader
-    game.to_act = leader
-    return game
+    position = {
+        "round": round_,
+        "start_player": round_ % n,
+        "hands": [sorted(h) for h in hands],
+        "discards": [1] * n,
+        "bids": list(bids or [1] * n),
+        "board": board or empty_board(),
+        "voids": [[False] * 4 for _ in range(n)],
+        "trick": [],
+        "history": [],
+        "tricks_won": [0] * n,
+        "phase": "play",
+        "leader": leader,
+        "to_act": leader,
+    }
+    return CatInTheBox.position(n, **(position | fields))
 
 
 def plays(game: CatInTheBox) -> set[tuple[int, str]]:
@@ -129,11 +132,10 @@ def test_hidden_cards_never_reach_other_observations(n):
     for player in range(n):
         view = msgpack.packb(game.observation(player))
         twin = game.clone()
-        for other in range(n):
-            if other != player:
-                twin.discards[other] = 9 - twin.discards[other]
-                twin.hands[other] = [9 - c for c in twin.hands[other]]
-        twin.set_aside = [9 - c for c in twin.set_aside]
+        discards = [d if s == player else 9 - d for s, d in enumerate(twin.discards)]
+        hands = [h if s == player else [9 - c for c in h] for s, h in enumerate(twin.hands)]
+        twin.set_position(discards=discards, hands=hands,
+                          set_aside=[9 - c for c in twin.set_aside])
         assert msgpack.packb(twin.observation(player)) == view
 
 
@@ -193,8 +195,9 @@ def test_leader_red_exception_when_no_legal_non_red_declaration():
 
 
 def test_leader_red_exception_counts_voids():
-    game = play_position([[3, 7], [1, 2], [4, 5]])
-    game.voids[0] = [False, True, True, True]  # void in every non-red colour
+    # seat 0 is void in every non-red colour
+    voids = [[False, True, True, True], [False] * 4, [False] * 4]
+    game = play_position([[3, 7], [1, 2], [4, 5]], voids=voids)
     assert plays(game) == {(3, "red"), (7, "red")}
 
 
@@ -236,7 +239,9 @@ def test_a_void_colour_can_never_be_declared_again_even_when_leading():
     # were seat 1 to lead now: blue and yellow are void, red is not broken,
     # so its 6 may only be declared green
     assert game._plays_for(1, leading=True) == [(6, G)]
-    game.board[G][5] = 2  # green 6 taken too: the red exception applies
+    board = [list(row) for row in game.board]
+    board[G][5] = 2  # green 6 taken too: the red exception applies
+    game.set_position(board=board)
     assert game._plays_for(1, leading=True) == [(6, R)]
 
 
@@ -245,9 +250,9 @@ def test_void_is_recorded_once_and_persists_for_the_round_only():
     game.apply(("play", 3, "blue"))
     game.apply(("play", 1, "green"))
     assert game.voids[1][B]
-    fresh = CatInTheBox.new(3, 0)
-    fresh.voids[1][B] = True
-    fresh.round = -1
+    voids = [[False] * 4 for _ in range(3)]
+    voids[1][B] = True
+    fresh = CatInTheBox.position(3, voids=voids, round=-1)
     fresh._start_round()
     assert fresh.voids == [[False] * 4 for _ in range(3)]
 
@@ -331,9 +336,8 @@ def test_normal_round_end_after_eight_tricks():
     for r in range(8):
         board[R][r] = 1  # red all taken by seat 1: seat 1 group 8
     board[B][0] = board[B][1] = 0  # seat 0 group 2 (blue 1-2)
-    game = play_position([[7, 1], [6, 1], [5, 1]], bids=[3, 2, 1], leader=0, board=board)
-    game.history = [(0, [], 0)] * 7
-    game.tricks_won = [2, 2, 3]
+    game = play_position([[7, 1], [6, 1], [5, 1]], bids=[3, 2, 1], leader=0, board=board,
+                         history=[(0, [], 0)] * 7, tricks_won=[2, 2, 3])
     game.apply(("play", 7, "blue"))
     game.apply(("play", 6, "blue"))
     game.apply(("play", 5, "yellow"))
@@ -349,17 +353,23 @@ def test_normal_round_end_after_eight_tricks():
 # ---- dobon -----------------------------------------------------------------
 
 
-def dobon_position() -> CatInTheBox:
-    """Seat 2 is to follow and will have no legal play after seat 1 plays."""
+def dobon_position(taken=(), seat_2_void=(), **fields) -> CatInTheBox:
+    """Seat 2 is to follow and will have no legal play after seat 1 plays.
+    ``taken``: more (colour, rank) spaces holding seat 1's chips;
+    ``seat_2_void``: the colours seat 2 is void in."""
     board = empty_board()
     # all spaces for rank 8 are taken (by seat 1) except blue 8
     board[R][7] = board[Y][7] = board[G][7] = 1
     # seat 0's earlier chips: blue 1, blue 2 and yellow 2 (group 3)
     board[B][0] = board[B][1] = board[Y][1] = 0
-    game = play_position([[3, 5], [8, 6], [8, 4]], bids=[2, 1, 1], leader=0, board=board)
-    game.tricks_won = [2, 1, 1]
-    game.history = [(0, [], 0)] * 4
-    return game
+    for colour, rank in taken:
+        board[colour][rank - 1] = 1
+    voids = [[False] * 4 for _ in range(3)]
+    for colour in seat_2_void:
+        voids[2][colour] = True
+    position = {"bids": [2, 1, 1], "board": board, "voids": voids,
+                "tricks_won": [2, 1, 1], "history": [(0, [], 0)] * 4}
+    return play_position([[3, 5], [8, 6], [8, 4]], leader=0, **(position | fields))
 
 
 def test_no_dobon_while_one_card_still_has_a_play():
@@ -371,9 +381,8 @@ def test_no_dobon_while_one_card_still_has_a_play():
 
 
 def test_dobon_scoring():
-    game = dobon_position()
-    game.voids[2] = [False, False, True, True]  # seat 2 void in yellow, green
-    game.board[R][3] = game.board[B][3] = 1  # red 4, blue 4 taken
+    # seat 2 void in yellow, green; red 4, blue 4 taken
+    game = dobon_position(taken=[(R, 4), (B, 4)], seat_2_void=[Y, G])
     game.apply(("play", 3, "blue"))  # seat 0 leads blue 3, joining blue 2: group 4
     game.apply(("play", 8, "blue"))  # seat 1: blue 8 gone; seat 2 holds 8, 4
     # seat 2 has no legal play: dobon at once
@@ -389,9 +398,7 @@ def test_dobon_scoring():
 
 
 def test_dobon_trick_chips_leave_the_board():
-    game = dobon_position()
-    game.voids[2] = [False, False, True, True]
-    game.board[R][3] = game.board[B][3] = 1
+    game = dobon_position(taken=[(R, 4), (B, 4)], seat_2_void=[Y, G])
     game.apply(("play", 3, "blue"))
     board = game.board  # the round's board object (a new round makes a new one)
     assert board[B][2] == 0
@@ -402,10 +409,8 @@ def test_dobon_trick_chips_leave_the_board():
 
 
 def test_dobon_player_scores_minus_tricks_even_with_bid_met():
-    game = dobon_position()
-    game.voids[2] = [False, False, True, True]
-    game.board[R][3] = game.board[B][3] = 1
-    game.bids[2] = 1  # seat 2 met the bid (1 trick) but dobon overrides
+    # seat 2 bids 1 and meets it (1 trick), but dobon overrides
+    game = dobon_position(taken=[(R, 4), (B, 4)], seat_2_void=[Y, G], bids=[2, 1, 1])
     game.apply(("play", 3, "blue"))
     game.apply(("play", 8, "blue"))
     assert game.last_round[2] == -1
@@ -415,9 +420,8 @@ def test_dobon_of_a_leader_with_no_play():
     board = empty_board()
     for c in range(4):
         board[c][4] = 1  # all four 5s taken
-    game = play_position([[5, 2], [1, 3], [4, 6]], bids=[1, 1, 1], leader=0, board=board)
-    game.history = [(0, [], 0)] * 2
-    game.tricks_won = [1, 0, 1]
+    game = play_position([[5, 2], [1, 3], [4, 6]], bids=[1, 1, 1], leader=0, board=board,
+                         history=[(0, [], 0)] * 2, tricks_won=[1, 0, 1])
     # seat 0 leads and wins its 2 (no red yet, blue 2 highest of blue)
     game.apply(("play", 2, "blue"))
     game.apply(("play", 1, "blue"))
@@ -465,8 +469,7 @@ def test_rounds_equal_players_and_leaders_rotate(n):
 
 
 def test_scores_are_cumulative_and_standings_share_ties():
-    game = CatInTheBox.new(3, 0)
-    game.total = [4, 7, 4]
+    game = CatInTheBox.position(3, total=[4, 7, 4])
     assert game.scores() == [4, 7, 4]
     assert game.standings() == [2, 1, 2]
 
@@ -523,10 +526,11 @@ def test_redeal_keeps_card_counts_and_own_cards(n):
 def test_redeal_gives_the_player_to_act_a_legal_play(monkeypatch, tries):
     """The round is not over, so the player to act holds a playable card."""
     monkeypatch.setattr(CatInTheBox, "REDEAL_TRIES", tries)  # 1: the fallback
-    game = dobon_position()
-    game.board[R][0] = game.board[R][5] = game.board[B][5] = 1  # 1s and 6s dead
-    game.voids[2] = [False, False, True, True]
-    game.set_aside = []  # a built position: keep the hidden pool small
+    game = dobon_position(
+        taken=[(R, 1), (R, 6), (B, 6)],  # 1s and 6s dead
+        seat_2_void=[Y, G],
+        set_aside=[],  # a built position: keep the hidden pool small
+    )
     game.apply(("play", 3, "blue"))
     game.apply(("play", 8, "blue"))  # seat 2 to act with 8 (dead) and 4 (alive)
     assert game.current_player() == 2

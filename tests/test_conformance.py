@@ -71,6 +71,33 @@ def test_states_redealt_for_any_seat_accept_every_legal_action(slug, num_players
 
 
 @pytest.mark.parametrize("slug,num_players", GAME_COUNTS)
+def test_a_redeal_depends_only_on_the_players_view(slug, num_players):
+    kit.check_redeal_sees_only_the_view(slug, num_players)
+
+
+def test_the_view_only_check_catches_a_redeal_that_keeps_the_true_cards_order():
+    """A sampler that shuffles the hidden cards without sorting them first
+    draws from the right distribution, but which sample comes out depends on
+    where the cards really were: the kit refuses it."""
+    from games.kings_order import KingsOrder, sort_hand
+
+    class OrderedPool(KingsOrder):
+        def redeal(self, player, seed):
+            state = self._fresh_copy_for_redeal(seed)
+            others = [s for s in range(state.num_players) if s != player]
+            pool = [c for s in others for c in state.hands[s]] + list(state.set_aside)
+            state.rng.shuffle(pool)
+            for s in others:
+                size = len(state.hands[s])
+                state.hands[s], pool = sort_hand(pool[:size]), pool[size:]
+            state.set_aside = pool
+            return state
+
+    with pytest.raises(kit.ConformanceError, match="depends on more than the player's view"):
+        kit.check_redeal_sees_only_the_view(OrderedPool, 3)
+
+
+@pytest.mark.parametrize("slug,num_players", GAME_COUNTS)
 def test_the_flow_of_the_game_leaks_nothing(slug, num_players):
     """Who acts next and the decision counter depend only on what each player
     may see. Steps left uncompared are the ones where the rules themselves

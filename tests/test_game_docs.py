@@ -11,16 +11,12 @@ enough to catch drift (extra keys, wrong types, missing keys).
 from __future__ import annotations
 
 import json
-import random
-from collections.abc import Iterator
-from functools import cache
 
 import pytest
 from jsonschema import Draft202012Validator
-from jsonschema.exceptions import best_match
 
 from games import get_game, implemented_games
-from games.base import Game
+from games import testing as kit
 from games.docs import ROOT, SCHEMAS, example_game, main, stale_files
 from games.playthrough import wire
 from games.schemas import SPECS, action_schema, obs_schema, schema_for, spec_for, step_schemas
@@ -37,73 +33,14 @@ OBS_SAMPLES = 8  # states per game whose every seat's view is validated (plus th
 UNREACHED_STEPS = {("tenos_square", "put")}
 
 
-@cache
-def validators(slug: str) -> tuple[Draft202012Validator, Draft202012Validator,
-                                   list[tuple[str, Draft202012Validator, Draft202012Validator]]]:
-    """(obs, action, [(step, when, legal list)]) validators of a game."""
-    steps = [
-        (s["step"], Draft202012Validator(s["when"]),
-         Draft202012Validator({"type": "array", "items": s["action"]}))
-        for s in step_schemas(slug)
-    ]
-    return Draft202012Validator(obs_schema(slug)), Draft202012Validator(action_schema(slug)), steps
+def validators(slug: str):
+    return kit.schema_validators(slug)
 
 
-def why(validator: Draft202012Validator, value) -> str:
-    error = best_match(validator.iter_errors(value))
-    return f"at {list(error.absolute_path)}: {error.message[:300]}"
-
-
-def random_game(slug: str, num_players: int, seed: int) -> Iterator[Game]:
-    """Every state of a seeded random game, the terminal one included."""
-    game = get_game(slug).new(num_players, seed)
-    picker = random.Random(seed)
-    while not game.is_terminal():
-        yield game
-        legal = game.legal_actions()
-        game.apply(legal[picker.randrange(len(legal))])
-    yield game
-
-
-def game_length(slug: str, num_players: int, seed: int) -> int:
-    return sum(1 for _ in random_game(slug, num_players, seed)) - 1
-
-
-def check_all_views(slug: str, game: Game) -> None:
-    obs_validator = validators(slug)[0]
-    for seat in range(game.num_players):
-        obs = wire(game.observation(seat))
-        assert obs_validator.is_valid(obs), (
-            f"{slug} seat {seat} after {game.decisions} decisions: {why(obs_validator, obs)}"
-        )
-
-
-def asked_step(slug: str, game: Game) -> str:
-    """The declared step the actor's obs selects; its schema must take ``legal``."""
-    _, action_validator, steps = validators(slug)
-    obs = wire(game.observation(game.current_player()))
-    legal = wire(game.legal_actions())
-    matched = [(name, check) for name, when, check in steps if when.is_valid(obs)]
-    assert len(matched) == 1, (
-        f"{slug} after {game.decisions} decisions: obs selects steps {[m[0] for m in matched]}, "
-        "not exactly one"
-    )
-    name, check = matched[0]
-    assert check.is_valid(legal), f"{slug} step {name}: legal {why(check, legal)}"
-    for action in legal:
-        assert action_validator.is_valid(action), f"{slug}: {action!r} {why(action_validator, action)}"
-    return name
-
-
-# ---- (1) real games validate ---------------------------------------------------------
+# ---- (1) real games validate (the conformance kit's schema checks) -----------------------
 @pytest.mark.parametrize("slug,num_players", GAME_COUNTS)
 def test_observations_of_random_games_validate(slug, num_players):
-    for seed in OBS_SEEDS:
-        length = game_length(slug, num_players, seed)
-        picks = {length * i // OBS_SAMPLES for i in range(OBS_SAMPLES)} | {length}
-        for game in random_game(slug, num_players, seed):
-            if game.decisions in picks:
-                check_all_views(slug, game)
+    kit.check_observations_match_schema(slug, num_players, seeds=OBS_SEEDS, samples=OBS_SAMPLES)
 
 
 @pytest.mark.parametrize("slug", GAMES)
@@ -113,12 +50,23 @@ def test_every_legal_action_validates_against_its_step(slug):
     Every declared step is asked somewhere (no stale declaration)."""
     seen = set()
     for num_players in get_game(slug).INFO.player_counts():
-        for game in random_game(slug, num_players, seed=7):
-            if not game.is_terminal():
-                seen.add(asked_step(slug, game))
+        seen |= kit.check_legal_actions_match_steps(slug, num_players, seed=7)
     declared = {s.name for s in spec_for(slug).steps}
     unreached = {name for name in declared - seen if (slug, name) not in UNREACHED_STEPS}
     assert not unreached, f"{slug}: declared steps never asked: {sorted(unreached)}"
+
+
+def test_a_drifted_observation_fails_the_kit_with_the_path(monkeypatch):
+    """The kit names where an engine's obs left its declaration."""
+    cls = get_game("limit")
+    original = cls.observation
+
+    def drifted(self, player):
+        return {**original(self, player), "secret_debug": [1, 2]}
+
+    monkeypatch.setattr(cls, "observation", drifted)
+    with pytest.raises(kit.ConformanceError, match="secret_debug"):
+        kit.check_observations_match_schema("limit", 3, seeds=[0], samples=2)
 
 
 def test_every_game_is_declared_and_its_schemas_are_valid_2020_12():

@@ -14,14 +14,29 @@ from games.tennos import CLUB, CROSS, DIAMOND, HEART, LEAF, SPADE, card
 S, H, D, C, L, X = SPADE, HEART, DIAMOND, CLUB, LEAF, CROSS
 
 
-def blank(num_players: int = 4) -> Grazia:
-    """A game with empty hands, piles and field, seat 0 to act."""
-    game = Grazia.new(num_players, 0)
-    game.hands = [[] for _ in range(num_players)]
-    game.piles = [[] for _ in range(num_players)]
-    game.field = [[] for _ in range(6)]
-    game.out_of_play = []
-    return game
+def blank(
+    num_players: int = 4,
+    *,
+    hands: dict[int, list[int]] | None = None,
+    piles: dict[int, list[int]] | None = None,
+    field: dict[int, list[int]] | None = None,
+    **fields,
+) -> Grazia:
+    """A game with empty hands, piles and field, nothing out of play, seat 0
+    to act: ``Grazia.position`` with the named seats' hands and piles and the
+    named suits' field piles filled in, other fields as given."""
+
+    def filled(size: int, given: dict[int, list[int]] | None) -> list[list[int]]:
+        return [list((given or {}).get(i, [])) for i in range(size)]
+
+    fields.setdefault("out_of_play", [])
+    return Grazia.position(
+        num_players,
+        hands=filled(num_players, hands),
+        piles=filled(num_players, piles),
+        field=filled(6, field),
+        **fields,
+    )
 
 
 def play(game: Grazia, *cards: int) -> None:
@@ -35,21 +50,17 @@ def play(game: Grazia, *cards: int) -> None:
 
 def example_position() -> Grazia:
     """The seed's example: your hand and the field ♠A, ♥5, leaf 3."""
-    game = blank(4)
-    game.hands[0] = sorted([
+    hands = {seat: [card(L, 1 + seat)] for seat in (1, 2, 3)}
+    hands[0] = sorted([
         card(S, 4), card(S, 5), card(S, 6), card(S, 11),
         card(H, 6), card(H, 9), card(H, 13),
         card(D, 1),
         card(C, 11), card(C, 13),
     ])
-    game.piles[0] = [card(L, 9), card(L, 10)]  # draws leaf 10 first
-    for seat in (1, 2, 3):
-        game.hands[seat] = [card(L, 1 + seat)]
-        game.piles[seat] = [card(C, 1 + seat)]
-    game.field[S] = [card(S, 1)]
-    game.field[H] = [card(H, 5)]
-    game.field[L] = [card(L, 3)]
-    return game
+    piles = {seat: [card(C, 1 + seat)] for seat in (1, 2, 3)}
+    piles[0] = [card(L, 9), card(L, 10)]  # draws leaf 10 first
+    field = {S: [card(S, 1)], H: [card(H, 5)], L: [card(L, 3)]}
+    return blank(4, hands=hands, piles=piles, field=field)
 
 
 # ---- setup ------------------------------------------------------------------
@@ -149,11 +160,9 @@ def test_example_pass_while_holding_cards_draws_and_does_not_end():
 
 # ---- penalties --------------------------------------------------------------------
 def test_top_plus_one_is_free_and_a_gap_costs_two():
-    game = blank(3)
-    game.field[S] = [card(S, 5)]
-    game.hands[0] = [card(S, 6)]
-    game.hands[1] = [card(S, 9)]
-    game.hands[2] = [card(S, 10)]
+    game = blank(
+        3, field={S: [card(S, 5)]}, hands={0: [card(S, 6)], 1: [card(S, 9)], 2: [card(S, 10)]}
+    )
     play(game, card(S, 6))
     play(game, card(S, 9))
     play(game, card(S, 10))
@@ -162,34 +171,29 @@ def test_top_plus_one_is_free_and_a_gap_costs_two():
 
 
 def test_a_card_below_the_top_costs_two():
-    game = blank(3)
-    game.field[H] = [card(H, 8)]
-    game.hands[0] = [card(H, 2)]
+    game = blank(3, field={H: [card(H, 8)]}, hands={0: [card(H, 2)]})
     play(game, card(H, 2))
     assert game.penalties[0] == 1 and game.field[H][-1] == card(H, 2)
 
 
 def test_penalty_is_charged_once_per_play_and_the_highest_card_becomes_top():
-    game = blank(3)
-    game.field[D] = [card(D, 2)]
-    game.hands[0] = [card(D, 7), card(D, 8), card(D, 9), card(D, 10)]
+    game = blank(
+        3, field={D: [card(D, 2)]}, hands={0: [card(D, 7), card(D, 8), card(D, 9), card(D, 10)]}
+    )
     play(game, *(card(D, rank) for rank in (7, 8, 9, 10)))
     assert game.penalties[0] == 1
     assert game.observation(1)["tops"][D] == card(D, 10)
 
 
 def test_run_starting_at_top_plus_one_is_free():
-    game = blank(3)
-    game.field[C] = [card(C, 3)]
-    game.hands[0] = [card(C, 4), card(C, 5)]
+    game = blank(3, field={C: [card(C, 3)]}, hands={0: [card(C, 4), card(C, 5)]})
     game.apply(card(C, 4))
     game.apply(card(C, 5))
     assert game.penalties[0] == 0
 
 
 def test_runs_do_not_wrap_from_king_to_ace():
-    game = blank(3)
-    game.hands[0] = [card(S, 1), card(S, 12), card(S, 13)]
+    game = blank(3, hands={0: [card(S, 1), card(S, 12), card(S, 13)]})
     game.apply(card(S, 12))
     assert game.legal_actions() == [STOP, card(S, 13)]
     game.apply(card(S, 13))  # ♠A is not the next card: the play ends
@@ -198,16 +202,13 @@ def test_runs_do_not_wrap_from_king_to_ace():
 
 
 def test_anything_on_a_king_costs_a_penalty():
-    game = blank(3)
-    game.field[L] = [card(L, 13)]
-    game.hands[0] = [card(L, 1)]
+    game = blank(3, field={L: [card(L, 13)]}, hands={0: [card(L, 1)]})
     play(game, card(L, 1))
     assert game.penalties[0] == 1
 
 
 def test_runs_are_one_suit_only():
-    game = blank(3)
-    game.hands[0] = [card(S, 5), card(H, 6)]
+    game = blank(3, hands={0: [card(S, 5), card(H, 6)]})
     game.apply(card(S, 5))
     assert game.legal_actions() == [STOP]  # ♥6 does not continue a spade run
     with pytest.raises(IllegalActionError):
@@ -217,8 +218,7 @@ def test_runs_are_one_suit_only():
 
 
 def test_extension_step_refuses_other_cards():
-    game = blank(3)
-    game.hands[0] = [card(S, 5), card(S, 6), card(H, 2)]
+    game = blank(3, hands={0: [card(S, 5), card(S, 6), card(H, 2)]})
     game.apply(card(S, 5))
     with pytest.raises(IllegalActionError):
         game.apply(card(H, 2))
@@ -227,8 +227,7 @@ def test_extension_step_refuses_other_cards():
 
 
 def test_empty_hand_can_only_pass():
-    game = blank(3)
-    game.piles[0] = [card(S, 1)]
+    game = blank(3, piles={0: [card(S, 1)]})
     assert game.legal_actions() == [PASS]
     game.apply(PASS)
     assert game.hands[0] == [card(S, 1)] and not game.end_triggered
@@ -236,11 +235,15 @@ def test_empty_hand_can_only_pass():
 
 # ---- the extension step reveals nothing ---------------------------------------------
 def _open_spade_4(holds_next: bool) -> Grazia:
-    game = blank(3)
-    game.hands[0] = [card(S, 4), card(S, 5) if holds_next else card(H, 9), card(C, 2)]
-    game.hands[1] = [card(D, 3), card(D, 7)]
-    game.hands[2] = [card(L, 3), card(L, 7)]
-    game.piles = [[card(X, 1)], [card(X, 2)], [card(X, 3)]]
+    game = blank(
+        3,
+        hands={
+            0: [card(S, 4), card(S, 5) if holds_next else card(H, 9), card(C, 2)],
+            1: [card(D, 3), card(D, 7)],
+            2: [card(L, 3), card(L, 7)],
+        },
+        piles={0: [card(X, 1)], 1: [card(X, 2)], 2: [card(X, 3)]},
+    )
     game.apply(card(S, 4))
     return game
 
@@ -273,11 +276,12 @@ def test_redeal_for_another_seat_during_an_open_play_stays_playable():
 
 
 def test_the_play_ends_by_itself_when_the_next_card_is_face_up():
-    game = blank(3)
-    game.field[S] = [card(S, 6), card(S, 2)]  # ♠6 lies on the field
-    game.out_of_play = [card(H, 9)]
-    game.hands[0] = [card(S, 4), card(S, 5)]
-    game.hands[1] = [card(H, 8)]
+    game = blank(
+        3,
+        field={S: [card(S, 6), card(S, 2)]},  # ♠6 lies on the field
+        out_of_play=[card(H, 9)],
+        hands={0: [card(S, 4), card(S, 5)], 1: [card(H, 8)]},
+    )
     game.apply(card(S, 4))
     game.apply(card(S, 5))
     assert game.current_player() == 1  # ♠6 cannot be in any hand
@@ -287,11 +291,12 @@ def test_the_play_ends_by_itself_when_the_next_card_is_face_up():
 
 # ---- end trigger --------------------------------------------------------------------
 def test_pass_with_empty_pile_gives_everyone_else_one_more_turn():
-    game = blank(4)
-    game.to_act = 1
-    for seat in range(4):
-        game.hands[seat] = [card(seat, 5), card(seat, 9)]
-    game.piles[2] = [card(LEAF, 1)]
+    game = blank(
+        4,
+        to_act=1,
+        hands={seat: [card(seat, 5), card(seat, 9)] for seat in range(4)},
+        piles={2: [card(LEAF, 1)]},
+    )
     game.apply(PASS)  # seat 1, empty pile: trigger
     assert game.end_triggered and game.trigger_seat == 1
     assert game.final_turns_left == 3
@@ -310,25 +315,20 @@ def test_pass_with_empty_pile_gives_everyone_else_one_more_turn():
 
 
 def test_pass_with_cards_in_pile_does_not_trigger():
-    game = blank(3)
-    game.hands[0] = [card(S, 3)]
-    game.piles[0] = [card(S, 4)]
+    game = blank(3, hands={0: [card(S, 3)]}, piles={0: [card(S, 4)]})
     game.apply(PASS)
     assert not game.end_triggered and game.piles[0] == []
 
 
 def test_playing_with_an_empty_pile_does_not_trigger():
-    game = blank(3)
-    game.hands[0] = [card(S, 3)]
+    game = blank(3, hands={0: [card(S, 3)]})
     play(game, card(S, 3))
     assert not game.end_triggered
     assert game.current_player() == 1
 
 
 def test_trigger_by_the_last_seat_wraps_around():
-    game = blank(3)
-    game.to_act = 2
-    game.hands = [[card(S, 1)], [card(S, 2)], [card(S, 3)]]
+    game = blank(3, to_act=2, hands={0: [card(S, 1)], 1: [card(S, 2)], 2: [card(S, 3)]})
     game.apply(PASS)
     assert game.current_player() == 0
     game.apply(PASS)
@@ -339,24 +339,22 @@ def test_trigger_by_the_last_seat_wraps_around():
 
 # ---- scoring and tie-break --------------------------------------------------------------
 def test_score_counts_hand_and_pile_cards_and_penalties():
-    game = blank(3)
-    game.hands[0] = [card(S, 1), card(S, 2)]
-    game.piles[0] = [card(S, 3)]
-    game.penalties = [2, 0, 1]
-    game.hands[2] = [card(H, 1)]
+    game = blank(
+        3,
+        hands={0: [card(S, 1), card(S, 2)], 2: [card(H, 1)]},
+        piles={0: [card(S, 3)]},
+        penalties=[2, 0, 1],
+    )
     assert game.scores() == [-3 - 4, 0, -1 - 2]
     assert game.observation(1)["scores"] == game.scores()
 
 
 def test_tie_goes_to_the_player_whose_first_turn_came_latest():
-    game = blank(4)
-    game.hands[0] = [card(S, 1)]
-    game.hands[1] = [card(S, 2)]
-    game.hands[2] = [card(S, 3)]
-    game.hands[3] = [card(S, 4), card(S, 6)]
+    ones = [[card(S, 1)], [card(S, 2)], [card(S, 3)]]
+    game = blank(4, hands=dict(enumerate(ones + [[card(S, 4), card(S, 6)]])))
     # scores -1, -1, -1, -2: seat 2 had its first turn last among the tied
     assert game.standings() == [3, 2, 1, 4]
-    game.hands[3] = [card(S, 4)]
+    game.set_position(hands=ones + [[card(S, 4)]])
     assert game.standings() == [4, 3, 2, 1]
 
 

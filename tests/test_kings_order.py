@@ -32,12 +32,10 @@ def Cs(text: str) -> list[int]:
 
 
 def position(hands: list[str], to_act: int = 0) -> KingsOrder:
-    game = KingsOrder.new(len(hands), 0)
-    game.hands = [sort_hand(Cs(h)) for h in hands]
-    dealt = set(sum(game.hands, []))
-    game.set_aside = [c for c in range(78) if c not in dealt]
-    game.to_act = to_act
-    return game
+    sorted_hands = [sort_hand(Cs(h)) for h in hands]
+    dealt = set(sum(sorted_hands, []))
+    return KingsOrder.position(len(hands), hands=sorted_hands,
+                               set_aside=[c for c in range(78) if c not in dealt], to_act=to_act)
 
 
 # ---- the seed's example ------------------------------------------------------------
@@ -224,7 +222,7 @@ def test_nobody_scores_a_face_rank_that_nobody_holds():
 
 def test_ties_in_total_share_the_rank():
     game = position(["sJ", "hJ", "d5 d8 dK"])
-    game.total = [5, 5, 1]
+    game.set_position(total=[5, 5, 1])
     assert game.standings() == [1, 1, 3]
 
 

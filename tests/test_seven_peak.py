@@ -34,6 +34,30 @@ def fresh(num_players: int = 3, seed: int = 0) -> SevenPeak:
     return SevenPeak.new(num_players, seed)
 
 
+def position(
+    num_players: int = 3,
+    seed: int = 0,
+    *,
+    piles: dict[int, list[int]] | None = None,
+    hands: dict[int, list[int]] | None = None,
+    **fields,
+) -> SevenPeak:
+    """``SevenPeak.position`` from the deal of ``seed``: ``piles`` is the whole
+    area by rank (unnamed piles empty; None keeps the dealt area), ``hands``
+    replaces the named seats' hands, other fields as given."""
+    if piles is not None:
+        area = empty_area()
+        for rank, cards in piles.items():
+            area[rank - 1] = cards
+        fields["area"] = area
+    if hands:
+        dealt = [list(h) for h in SevenPeak.new(num_players, seed).hands]
+        for seat, cards in hands.items():
+            dealt[seat] = cards
+        fields["hands"] = dealt
+    return SevenPeak.position(num_players, seed, **fields)
+
+
 def play_set(game: SevenPeak, n: int, cards: list[int]) -> None:
     game.apply("play")
     game.apply(("value", n))
@@ -73,8 +97,7 @@ def test_setup_deals_12_each_5_to_the_area_and_sets_the_rest_aside(n):
 
 
 def test_setup_card_that_would_pass_7_counts_as_a_1():
-    game = fresh()
-    game.area = empty_area()
+    game = position(piles={})
     assert game._setup_place(k(S, 6)) == 6  # 6..7: fine
     assert game._setup_place(k(D, 6)) == 1  # 6..8 would pass 7: counts as a 1
     assert game.area[5] == [k(S, 6)]
@@ -86,11 +109,10 @@ def test_setup_card_that_would_pass_7_counts_as_a_1():
 
 
 def test_a_counts_as_1_card_keeps_its_printed_rank_when_taken():
-    game = fresh()
-    game.area = empty_area()
-    game.area[0] = [k(D, 6)]  # a 6 counting as a 1
-    game.hands[0] = [k(S, 1), k(S, 2), k(S, 3)]
-    game.known[0] = []
+    game = position(
+        piles={1: [k(D, 6)]},  # a 6 counting as a 1
+        hands={0: [k(S, 1), k(S, 2), k(S, 3)]},
+    )
     game.apply("pass")
     game.apply(("put", k(S, 1)))
     game.apply(("put", k(S, 2)))
@@ -112,11 +134,7 @@ def test_example_1_two_5s_in_the_area_make_5_usable_as_5_6_7():
 
 
 def test_taking_back_before_the_end_of_the_action_avoids_the_peak():
-    game = fresh()
-    game.area = empty_area()
-    game.area[4] = [k(H, 5)]
-    game.hands[0] = [k(S, 5), k(D, 5), k(C, 1)]
-    game.known[0] = []
+    game = position(piles={5: [k(H, 5)]}, hands={0: [k(S, 5), k(D, 5), k(C, 1)]})
     game.apply("pass")
     game.apply(("put", k(S, 5)))
     game.apply(("put", k(D, 5)))
@@ -127,12 +145,9 @@ def test_taking_back_before_the_end_of_the_action_avoids_the_peak():
 
 
 def test_example_2_one_5_plus_two_put_5s_reaches_8_and_scores_3():
-    game = fresh()
-    game.area = empty_area()
-    game.area[4] = [k(H, 5)]
-    game.area[1] = [k(C, 2)]
-    game.hands[0] = [k(S, 5), k(D, 5), k(C, 1)]
-    game.known[0] = []
+    game = position(
+        piles={5: [k(H, 5)], 2: [k(C, 2)]}, hands={0: [k(S, 5), k(D, 5), k(C, 1)]}
+    )
     game.apply("pass")
     game.apply(("put", k(S, 5)))
     game.apply(("put", k(D, 5)))
@@ -145,11 +160,7 @@ def test_example_2_one_5_plus_two_put_5s_reaches_8_and_scores_3():
 
 
 def test_example_3_take_a_4_back_and_4s_stay_at_4_to_6():
-    game = fresh()
-    game.area = empty_area()
-    game.area[3] = [k(S, 4), k(D, 4)]
-    game.hands[0] = [k(C, 4), k(H, 5), k(S, 1)]
-    game.known[0] = []
+    game = position(piles={4: [k(S, 4), k(D, 4)]}, hands={0: [k(C, 4), k(H, 5), k(S, 1)]})
     game.apply("pass")
     game.apply(("put", k(C, 4)))
     game.apply(("put", k(H, 5)))
@@ -163,11 +174,7 @@ def test_seed_play_example_3s_with_two_in_area_play_as_5():
     counts = [0, 0, 2, 0, 0, 0]
     hand = [k(S, 3), k(D, 3), k(S, 5), k(D, 5), k(C, 5)]
     assert 5 in feasible_values(hand, counts, 0)
-    game = fresh()
-    game.area = empty_area()
-    game.area[2] = [k(H, 3), k(H, 3)]
-    game.hands[0] = sorted(hand + [k(H, 1)])
-    game.known[0] = []
+    game = position(piles={3: [k(H, 3), k(H, 3)]}, hands={0: sorted(hand + [k(H, 1)])})
     game.apply("play")
     assert ("value", 5) in game.legal_actions()
     game.apply(("value", 5))
@@ -180,23 +187,17 @@ def test_seed_play_example_3s_with_two_in_area_play_as_5():
 
 
 def test_a_single_put_can_also_peak_and_several_piles_score_together():
-    game = fresh()
-    game.area = empty_area()
-    game.area[5] = [k(S, 6)]  # 6..7
-    game.area[4] = [k(S, 5), k(D, 5)]  # 5..7
-    game.hands[0] = [k(H, 6), k(H, 5), k(H, 1)]
-    game.known[0] = []
+    game = position(
+        piles={6: [k(S, 6)], 5: [k(S, 5), k(D, 5)]},  # 6..7 and 5..7
+        hands={0: [k(H, 6), k(H, 5), k(H, 1)]},
+    )
     game.apply("pass")
     game.apply(("put", k(H, 6)))
     game.apply(("put", k(H, 5)))
     game.apply(("take", 6, k(H, 6)))
     # 6s back to 6..7 (taken), 5s reach 8: scored
     assert game.vp[0] == 3
-    game2 = fresh()
-    game2.area = empty_area()
-    game2.area[5] = [k(S, 6)]
-    game2.hands[0] = [k(H, 6), k(H, 1)]
-    game2.known[0] = []
+    game2 = position(piles={6: [k(S, 6)]}, hands={0: [k(H, 6), k(H, 1)]})
     game2.apply("pass")
     game2.apply(("put", k(H, 6)))
     game2.apply("stop")
@@ -204,9 +205,7 @@ def test_a_single_put_can_also_peak_and_several_piles_score_together():
 
 
 def test_put_two_is_offered_only_with_a_second_card():
-    game = fresh()
-    game.hands[0] = [k(S, 1)]
-    game.known[0] = []
+    game = position(hands={0: [k(S, 1)]})
     game.apply("pass")
     game.apply(("put", k(S, 1)))
     assert game.legal_actions() == ["stop"]
@@ -216,46 +215,35 @@ def test_put_two_is_offered_only_with_a_second_card():
 
 
 def test_set_sizes_never_decrease_per_player():
-    game = fresh()
-    game.area = empty_area()
-    game.hands[0] = [k(S, 4)] * 3 + [k(D, 4)] + [k(S, 3)] * 3 + [k(S, 5)] * 5
-    game.known[0] = []
+    game = position(piles={}, hands={0: [k(S, 4)] * 3 + [k(D, 4)] + [k(S, 3)] * 3 + [k(S, 5)] * 5})
     play_set(game, 4, [k(S, 4)] * 3 + [k(D, 4)])
     assert game.last_set[0] == 4
-    game.to_act = 0  # back to seat 0
+    game.set_position(to_act=0)  # back to seat 0
     game.apply("play")
     values = [a[1] for a in game.legal_actions()]
     assert 3 not in values and values == [5]
     # a player who cannot reach their previous size may only pass
-    game2 = fresh()
-    game2.area = empty_area()
-    game2.hands[0] = [k(S, 3)] * 3 + [k(S, 1)]
-    game2.known[0] = []
-    game2.last_set[0] = 4
+    game2 = position(piles={}, hands={0: [k(S, 3)] * 3 + [k(S, 1)]}, last_set=[4, 0, 0])
     assert game2.legal_actions() == ["pass"]
-    game2.last_set[0] = 3
+    game2.set_position(last_set=[3, 0, 0])
     assert game2.legal_actions() == ["pass", "play"]
     game2.apply("play")
     assert game2.legal_actions() == [("value", 3)]
 
 
 def test_equal_set_size_is_allowed():
-    game = fresh()
-    game.area = empty_area()
-    game.hands[0] = [k(S, 2)] * 2 + [k(D, 2)] * 2
-    game.known[0] = []
+    game = position(piles={}, hands={0: [k(S, 2)] * 2 + [k(D, 2)] * 2})
     play_set(game, 2, [k(S, 2)] * 2)
-    game.to_act = 0
+    game.set_position(to_act=0)
     game.apply("play")
     assert game.legal_actions() == [("value", 2)]
 
 
 def test_card_choices_never_dead_end():
-    game = fresh()
-    game.area = empty_area()
-    game.area[2] = [k(H, 3)]  # 3s usable as 3..4
-    game.hands[0] = [k(S, 3), k(S, 4), k(D, 4), k(C, 4), k(S, 1), k(S, 2)]
-    game.known[0] = []
+    game = position(
+        piles={3: [k(H, 3)]},  # 3s usable as 3..4
+        hands={0: [k(S, 3), k(S, 4), k(D, 4), k(C, 4), k(S, 1), k(S, 2)]},
+    )
     game.apply("play")
     game.apply(("value", 4))
     assert game.legal_actions() == [("card", c) for c in sorted({k(S, 3), k(S, 4), k(D, 4), k(C, 4)})]
@@ -301,11 +289,7 @@ def test_no_joker_bonus_is_twice_the_largest_set():
 
 
 def test_end_finishes_the_round_up_to_the_seat_before_the_start_player():
-    game = fresh(4)
-    game.area = empty_area()
-    game.to_act = 1
-    game.hands[1] = [k(S, 1)]
-    game.known[1] = []
+    game = position(4, piles={}, hands={1: [k(S, 1)]}, to_act=1)
     play_set(game, 1, [k(S, 1)])
     assert game.ending and not game.is_terminal()
     assert game.current_player() == 2
@@ -321,20 +305,13 @@ def test_end_finishes_the_round_up_to_the_seat_before_the_start_player():
 
 
 def test_emptying_at_the_last_seat_ends_at_once():
-    game = fresh(3)
-    game.area = empty_area()
-    game.to_act = 2
-    game.hands[2] = [k(S, 2), k(D, 2)]
-    game.known[2] = []
+    game = position(3, piles={}, hands={2: [k(S, 2), k(D, 2)]}, to_act=2)
     play_set(game, 2, [k(S, 2), k(D, 2)])
     assert game.is_terminal()
 
 
 def test_put_two_take_one_with_two_cards_does_not_empty_the_hand():
-    game = fresh(3)
-    game.area = empty_area()
-    game.hands[0] = [k(S, 1), k(D, 1)]
-    game.known[0] = []
+    game = position(3, piles={}, hands={0: [k(S, 1), k(D, 1)]})
     game.apply("pass")
     game.apply(("put", k(S, 1)))
     game.apply(("put", k(D, 1)))
@@ -343,11 +320,9 @@ def test_put_two_take_one_with_two_cards_does_not_empty_the_hand():
 
 
 def test_ties_go_to_the_earlier_seat():
-    game = fresh(3)
-    game.vp = [5, 5, 5]
-    game.sets = [[], [], []]
+    game = position(3, vp=[5, 5, 5], sets=[[], [], []])
     assert game.standings() == [1, 2, 3]
-    game.vp = [4, 5, 5]
+    game.set_position(vp=[4, 5, 5])
     assert game.standings() == [3, 1, 2]
 
 
@@ -367,9 +342,8 @@ def test_random_games_end_within_12_rounds(n):
 
 
 def test_in_progress_play_is_private_and_redeal_keeps_known_cards():
-    game = fresh(3, 5)
-    game.area = empty_area()
-    game.hands[0] = sorted([k(S, 2), k(D, 2), k(H, 6)] + game.hands[0][:3])
+    dealt = fresh(3, 5).hands[0]
+    game = position(3, 5, piles={}, hands={0: sorted([k(S, 2), k(D, 2), k(H, 6)] + dealt[:3])})
     game.apply("play")
     game.apply(("value", 2))
     game.apply(("card", k(S, 2)))
@@ -381,9 +355,7 @@ def test_in_progress_play_is_private_and_redeal_keeps_known_cards():
     assert dealt.observation(1) == other
     assert dealt.legal_actions()[0] == "pass"
     # a taken card stays known to everyone, and in the hand after redeal
-    game = fresh(3, 5)
-    game.area = empty_area()
-    game.area[5] = [k(J, 6)]
+    game = position(3, 5, piles={6: [k(J, 6)]})
     first, second = game.hands[0][0], game.hands[0][1]
     game.apply("pass")
     game.apply(("put", first))
@@ -396,11 +368,10 @@ def test_in_progress_play_is_private_and_redeal_keeps_known_cards():
 
 
 def test_describe_action_speaks_the_games_terms():
-    game = fresh()
-    game.area = empty_area()
-    game.hands[0] = sorted([k(S, 3), k(D, 2), k(J, 3)])
-    game.known[0] = []
-    game.area[1] = [k(H, 2)]  # 2s usable as 2..3
+    game = position(
+        piles={2: [k(H, 2)]},  # 2s usable as 2..3
+        hands={0: sorted([k(S, 3), k(D, 2), k(J, 3)])},
+    )
     game.apply("play")
     assert game.describe_action(("value", 3)) == "seat 0 will play a set of 3 as 3s"
     game.apply(("value", 3))
@@ -443,12 +414,9 @@ def test_observation_layout():
 def test_scored_cards_stay_public():
     """Cards won at a peak were face up in the area: everyone saw them go, so
     every observation lists them (per seat), like discards."""
-    game = fresh()
-    game.area = empty_area()
-    game.area[4] = [k(H, 5)]
-    game.area[1] = [k(C, 2)]
-    game.hands[0] = [k(S, 5), k(D, 5), k(C, 1)]
-    game.known[0] = []
+    game = position(
+        piles={5: [k(H, 5)], 2: [k(C, 2)]}, hands={0: [k(S, 5), k(D, 5), k(C, 1)]}
+    )
     assert game.observation(1)["scored"] == [[], [], []]
     game.apply("pass")
     game.apply(("put", k(S, 5)))

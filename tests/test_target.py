@@ -17,8 +17,7 @@ S, H, D, C, L, X = SPADE, HEART, DIAMOND, CLUB, LEAF, CROSS
 def position(num_players: int = 3) -> Target:
     """A fresh game whose SP (seat 0) is choosing among ♥7, ♠2, ♣K, with
     known hands and a known deck (drawn from the end)."""
-    game = Target.new(num_players, 0)
-    game.hands = [
+    hands = [
         [card(H, 1), card(H, 12), card(S, 6), card(D, 7), card(C, 2)],
         [card(H, 13), card(S, 8), card(D, 8), card(L, 5), card(X, 4)],
         [card(S, 12), card(D, 1), card(D, 13), card(L, 7), card(X, 9)],
@@ -26,13 +25,11 @@ def position(num_players: int = 3) -> Target:
         [card(X, 1), card(X, 2), card(X, 3), card(X, 5), card(X, 6)],
         [card(C, 3), card(C, 4), card(C, 5), card(C, 6), card(C, 7)],
     ][:num_players]
-    for hand in game.hands:
-        hand.sort()
-    game.revealed = sorted([card(H, 7), card(S, 2), card(C, 13)])
-    used = {c for h in game.hands for c in h} | set(game.revealed)
-    game.deck = [c for c in range(78) if c not in used]
-    game.discard = []
-    return game
+    hands = [sorted(hand) for hand in hands]
+    revealed = sorted([card(H, 7), card(S, 2), card(C, 13)])
+    used = {c for h in hands for c in h} | set(revealed)
+    return Target.position(num_players, hands=hands, revealed=revealed,
+                           deck=[c for c in range(78) if c not in used], discard=[])
 
 
 # ---- setup ------------------------------------------------------------------
@@ -179,7 +176,7 @@ def test_discarding_zero_keeps_the_hand_and_draws_one():
 def test_empty_deck_is_refilled_from_the_discard_pile():
     game = position(3)
     _to_discard_phase(game)
-    game.deck = [card(L, 12)]  # one card left; the rest are elsewhere now
+    game.set_position(deck=[card(L, 12)])  # one card left; the rest are elsewhere now
     before = sorted(c for c, _ in game.discard)
     discarded = game.hands[0][0]
     game.apply(discarded)
@@ -202,7 +199,7 @@ def test_reveal_refills_too():
     game.apply(card(H, 1))  # seat 0, distance 6
     game.apply(card(H, 13))  # seat 1, distance 6: earlier (seat 0) wins
     assert game.targets[0] == [card(H, 7)]
-    game.deck = [card(L, 12), card(L, 13), card(X, 13)]
+    game.set_position(deck=[card(L, 12), card(L, 13), card(X, 13)])
     game.apply(STOP)  # seat 0 draws 1 (cross K)
     game.apply(STOP)  # seat 1 draws 1 (leaf K), then seat 0 reveals leaf Q + 2 from a refill
     assert game.refills == 1
@@ -213,8 +210,8 @@ def test_reveal_refills_too():
 # ---- end -----------------------------------------------------------------------
 def test_fifth_target_ends_the_game_at_once():
     game = position(3)
-    game.targets[1] = [card(X, 10), card(X, 11), card(X, 12), card(X, 13)]
-    game.targets[2] = [card(S, 1)]
+    game.set_position(targets=[[], [card(X, 10), card(X, 11), card(X, 12), card(X, 13)],
+                               [card(S, 1)]])
     _to_discard_phase(game)  # seat 1 wins ♥7: its fifth target
     assert game.is_terminal() and game.current_player() == -1
     assert game.legal_actions() == [] and game.phase == "over"
@@ -224,7 +221,7 @@ def test_fifth_target_ends_the_game_at_once():
 
 def test_others_with_equal_targets_share_a_rank():
     game = position(4)
-    game.targets = [[card(X, 1)], [card(X, 2)] * 5, [], [card(X, 3)]]
+    game.set_position(targets=[[card(X, 1)], [card(X, 2)] * 5, [], [card(X, 3)]])
     assert game.standings() == [2, 1, 4, 2]
 
 

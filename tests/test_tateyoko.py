@@ -27,14 +27,8 @@ FILLER = [card(CROSS, 8), card(DIAMOND, 9), card(LEAF, 8)]
 
 def position(num_players, grid, hands, to_act=0, deck=(), turn=()):
     """A game with the given grid {(x, y): card}, hands and deck."""
-    game = Tateyoko.new(num_players, 0)
-    game.grid = dict(grid)
-    game.hands = [list(h) for h in hands]
-    game.deck = list(deck)
-    game.to_act = to_act
-    game.turn = list(turn)
-    game.passes = 0
-    return game
+    return Tateyoko.position(num_players, grid=dict(grid), hands=[list(h) for h in hands],
+                             deck=list(deck), to_act=to_act, turn=list(turn), passes=0)
 
 
 def placements_of(game):

@@ -48,33 +48,49 @@ def to_turn(game):
 def set_row(game, seat, row):
     """Set a row: ints are face-up cards, None face-down (a fresh unused card is
     placed there). Cards are taken out of everywhere else to keep them unique."""
+    fields = _card_fields(game)
     for c in row:
         if c is not None:
-            _remove_everywhere(game, c)
+            _remove_everywhere(fields, c)
+    rows, up = fields["rows"], fields["up"]
     for place, c in enumerate(row):
         if c is None:
-            game.up[seat][place] = False
+            up[seat][place] = False
         else:
-            game.rows[seat][place] = c
-            game.up[seat][place] = True
+            rows[seat][place] = c
+            up[seat][place] = True
+    game.set_position(**fields)
 
 
-def _remove_everywhere(game, c):
-    for s in range(game.num_players):
-        if c in game.hands[s]:
-            game.hands[s].remove(c)
-            game.hands[s].append(game.deck.pop(0))
-            game.hands[s].sort()
-        for place in range(game.row_len):
-            if game.rows[s][place] == c:
-                assert not game.up[s][place], "a test position reuses a face-up card"
-                game.rows[s][place] = game.deck.pop(0)
-    if c in game.centre:
-        game.centre.remove(c)
-        game.centre.append(game.deck.pop(0))
-        game.centre.sort()
-    if c in game.deck:
-        game.deck.remove(c)
+def _card_fields(game):
+    """Copies of the fields that hold cards, to build a position from."""
+    return {
+        "hands": [list(h) for h in game.hands],
+        "rows": [list(r) for r in game.rows],
+        "up": [list(u) for u in game.up],
+        "centre": list(game.centre),
+        "deck": list(game.deck),
+    }
+
+
+def _remove_everywhere(fields, c):
+    hands, rows, up, centre, deck = (
+        fields[name] for name in ("hands", "rows", "up", "centre", "deck"))
+    for s in range(len(hands)):
+        if c in hands[s]:
+            hands[s].remove(c)
+            hands[s].append(deck.pop(0))
+            hands[s].sort()
+        for place in range(len(rows[s])):
+            if rows[s][place] == c:
+                assert not up[s][place], "a test position reuses a face-up card"
+                rows[s][place] = deck.pop(0)
+    if c in centre:
+        centre.remove(c)
+        centre.append(deck.pop(0))
+        centre.sort()
+    if c in deck:
+        deck.remove(c)
 
 
 def card_values(obs):
@@ -89,10 +105,12 @@ def card_values(obs):
 
 
 def set_hand(game, seat, hand):
+    fields = _card_fields(game)
     for c in hand:
-        _remove_everywhere(game, c)
-    game.deck.extend(game.hands[seat])
-    game.hands[seat] = sorted(hand)
+        _remove_everywhere(fields, c)
+    fields["deck"].extend(fields["hands"][seat])
+    fields["hands"][seat] = sorted(hand)
+    game.set_position(**fields)
 
 
 # ---- row scoring: the seed's three examples --------------------------------
@@ -312,13 +330,14 @@ def test_play_and_take_the_place_card():
 
 def finish_deal(game, seat, row, last_card, place):
     """Make ``seat`` the player to act, with ``row`` (one None) and a 1-card
-    hand ``last_card``, and lay it on ``place``: the deal ends."""
-    game.to_act = seat
+    hand ``last_card``, and lay it on ``place``: the deal ends. A one-card
+    hand is played at once, so the position is that card being laid."""
     set_row(game, seat, row)
     set_hand(game, seat, [last_card])
-    game.phase = "exchange"
-    game._begin_turn()
-    assert game.phase == "place"
+    hands = [list(h) for h in game.hands]
+    hands[seat] = []
+    game.set_position(to_act=seat, hands=hands, playing=last_card, phase="place")
+    assert ("place", place) in game.legal_actions()
     game.apply(("place", place))
 
 
@@ -346,7 +365,7 @@ def test_deal_ends_when_a_row_is_all_face_up_and_owner_scores_5n(num_players):
 
 def test_start_player_later_deals_is_lowest_total_ties_from_dealers_left():
     game = to_turn(TenosSquare.new(4, 22))
-    game.totals = [0, 0, 0, 0]
+    game.set_position(totals=[0, 0, 0, 0])
     set_row(game, 3, cards(10, X, X, X, X, X, X, X, 1))  # seat 3: 2 points
     set_row(game, 2, cards(X, X, X, X, X, X, X, X, 5))  # seat 2: 1 point
     set_row(game, 0, [X] * 8 + [card(CLUB, 5)])  # seat 0: 1 point
@@ -364,9 +383,7 @@ def test_start_player_unique_lowest_and_first_deal():
     game = TenosSquare.new(3, 23)
     assert game.dealer == 0 and game.start_player == 1
     to_turn(game)
-    game.totals = [5, 30, 1]
-    game.went_out = []
-    game.deal_points = None
+    game.set_position(totals=[5, 30, 1], went_out=[], deal_points=None)
     game._end_deal(1)  # no card is face up yet: only the 15 for going out
     assert game.totals == [5, 45, 1]
     assert game.dealer == 1
@@ -382,25 +399,20 @@ def test_team_layout():
 
 
 def test_team_scores_and_tie_break_by_last_deal_out():
-    game = TenosSquare.new(4, 31)
-    game.totals = [50, 30, 10, 30]
-    game.went_out = [0, 1]
+    game = TenosSquare.position(4, seed=31, totals=[50, 30, 10, 30], went_out=[0, 1])
     assert game.scores() == [60, 60, 60, 60]
     assert game.standings() == [2, 1, 2, 1]  # seat 1 went out last
-    game.went_out = [1, 2]
+    game.set_position(went_out=[1, 2])
     assert game.standings() == [1, 2, 1, 2]
-    game.totals = [50, 31, 10, 30]
+    game.set_position(totals=[50, 31, 10, 30])
     assert game.scores() == [60, 61, 60, 61]
     assert game.standings() == [2, 1, 2, 1]  # more points beat the tie-break
-    game.went_out = []
-    game.totals = [1, 1, 1, 1]
+    game.set_position(went_out=[], totals=[1, 1, 1, 1])
     assert game.standings() == [1, 1, 1, 1]  # nothing to break the tie yet
 
 
 def test_three_players_are_individual_and_ties_share():
-    game = TenosSquare.new(3, 32)
-    game.totals = [40, 40, 10]
-    game.went_out = [0, 1, 2]
+    game = TenosSquare.position(3, seed=32, totals=[40, 40, 10], went_out=[0, 1, 2])
     assert game.scores() == [40, 40, 10]
     assert game.standings() == [1, 1, 3]
 
@@ -423,8 +435,7 @@ def test_game_ends_after_n_deals(num_players):
 
 def test_last_deal_ends_the_game():
     game = to_turn(TenosSquare.new(4, 42))
-    game.deal = 3
-    game.dealer = 3
+    game.set_position(deal=3, dealer=3)
     finish_deal(game, 2, cards(1, 2, 3, 4, 5, 6, 7, 8, X), card(CROSS, 10), 8)
     assert game.is_terminal()
     assert game.went_out == [2]

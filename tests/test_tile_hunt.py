@@ -1,5 +1,5 @@
 """tile_hunt (seed 002): the seed's examples, RULINGS.md's rulings, our own
-rulings and the end conditions, on positions built by setting attributes."""
+rulings and the end conditions, on positions built with ``TileHunt.position``."""
 
 from __future__ import annotations
 
@@ -36,31 +36,38 @@ def position(
 ) -> TileHunt:
     """A game at a chosen moment: every normal tile face up (late phase) unless
     ``owners`` says otherwise; tiles missing from ``owners`` are unowned."""
-    game = TileHunt.new(n, 0)
-    game.round = round_
-    late = round_ >= game.rounds_per_phase
-    game.face_up = list(START_TILES) + (list(NORMAL_TILES) if late else [])
+    late = round_ >= rounds_per_phase(n)
+    face_up = list(START_TILES) + (list(NORMAL_TILES) if late else [])
     for name in owners or {}:
-        if name not in game.face_up:
-            game.face_up.append(name)
-    game.face_down = [t for t in NORMAL_TILES if t not in game.face_up]
-    game.owner = {name: None for name in game.face_up}
-    game.owner.update(owners or {})
-    game.chips = list(chips or [0] * n)
-    game.supply = supply
-    game.order = list(order)
-    game.previous_order = list(previous_order or order)
-    game.pos = pos
-    game.dice = sorted(dice)
-    game.step = step
-    game.rerolls_left = rerolls_left
-    game.reversal = "face_up" if round_ == game.total_rounds - 1 else "aside"
-    game.winner = None
-    return game
+        if name not in face_up:
+            face_up.append(name)
+    owner: dict[str, int | None] = {name: None for name in face_up}
+    owner.update(owners or {})
+    return TileHunt.position(
+        n,
+        round=round_,
+        face_up=face_up,
+        face_down=[t for t in NORMAL_TILES if t not in face_up],
+        owner=owner,
+        chips=list(chips or [0] * n),
+        supply=supply,
+        order=list(order),
+        previous_order=list(previous_order or order),
+        pos=pos,
+        dice=sorted(dice),
+        step=step,
+        rerolls_left=rerolls_left,
+        reversal="face_up" if round_ == final_round(n) else "aside",
+        winner=None,
+    )
+
+
+def rounds_per_phase(n: int) -> int:
+    return 3 if n == 4 else 4
 
 
 def final_round(n: int) -> int:
-    return 2 * (3 if n == 4 else 4) - 1
+    return 2 * rounds_per_phase(n) - 1
 
 
 def steals(game: TileHunt) -> set[str]:
@@ -201,7 +208,7 @@ def test_reversal_only_in_final_round(n):
 
 def test_reversal_tile_is_laid_out_when_the_final_round_starts():
     game = position(3, round_=final_round(3) - 1, order=[0, 1, 2], pos=2, dice=[2, 3, 3, 4, 6])
-    game.reversal = "aside"
+    game.set_position(reversal="aside")
     game.apply(CHIPS)
     assert game.round == final_round(3)
     assert game.reversal == "face_up"
@@ -238,8 +245,7 @@ def test_chips_supply_runs_short():
     game.apply(CHIPS)
     assert game.chips == [2, 0, 0] and game.supply == 0
     # an empty supply: still allowed, for nothing
-    game.dice = [1, 1, 5, 5, 6]
-    game.step = "take"
+    game.set_position(dice=[1, 1, 5, 5, 6], step="take")
     assert game.legal_actions() == [CHIPS]
     game.apply(CHIPS)
     assert game.chips == [2, 0, 0] and game.supply == 0
@@ -265,7 +271,7 @@ def test_reroll_options_and_the_seed_rolling_example():
     assert game.describe_action((2, 5, 5, 6)) == "seat 0 rerolls 2,5,5,6 keeping 3"
     game.apply((2, 5, 5, 6))
     assert 3 in game.dice and game.rerolls_left == 1 and game.step == "roll"
-    game.dice = [1, 3, 4, 4, 4]
+    game.set_position(dice=[1, 3, 4, 4, 4])
     game.apply((1, 3))
     assert game.dice.count(4) >= 3
     assert game.step == "take"  # the third roll was the last
@@ -288,7 +294,7 @@ def test_describe_actions():
     assert game.describe_action(CHIPS) == "seat 1 takes 2 bonus chips (100)"
     # actions straight off the wire (lists) read the same
     assert game.describe_action(["steal", "4-trio"]) == "seat 1 steals 4-trio (300) from seat 2"
-    game.step, game.rerolls_left = "roll", 2
+    game.set_position(step="roll", rerolls_left=2)
     assert game.describe_action([1, 1]) == "seat 1 rerolls 1,1 keeping 4,4,4"
 
 
@@ -305,7 +311,7 @@ def test_first_late_round_order_is_computed_from_scores():
     owners = {"trio": 0, "4-trio": 2, "2-duo": 1}
     game = position(3, round_=3, order=[0, 1, 2], pos=2, owners=owners, dice=[2, 3, 3, 5, 6],
                     chips=[2, 0, 0])
-    game.face_down = []
+    game.set_position(face_down=[])
     game.apply(CHIPS)  # last early turn: scores 300, 150, 300
     assert game.round == 4 and game.is_late()
     assert game.order == [2, 0, 1]  # tie 0/2: seat 2 was later, goes first
@@ -362,7 +368,7 @@ def test_game_ends_after_the_final_rounds_last_turn():
     game = position(4, round_=final_round(4), order=[3, 2, 1, 0], pos=2, dice=[2, 3, 3, 5, 6])
     game.apply(CHIPS)
     assert not game.is_terminal() and game.current_player() == 0
-    game.dice, game.step = [2, 3, 3, 5, 6], "take"
+    game.set_position(dice=[2, 3, 3, 5, 6], step="take")
     game.apply(CHIPS)
     assert game.is_terminal() and game.legal_actions() == []
 

@@ -35,16 +35,10 @@ def play_position(n, leader, hands, bids, totals=None):
     """A game in the play phase of a hand: ``hands`` per seat (10 cards or
     fewer, all hands the same size when a trick starts), ``bids`` per seat as
     pairs of bid cards."""
-    game = TwinShoot.new(n, 0)
-    game.hands = [sorted(h) for h in hands]
-    game.bid_cards = [sorted(b) for b in bids]
-    game.bid_vals = [bid_value(b) for b in bids]
-    game.leader = leader
-    if totals is not None:
-        game.team_total = list(totals)
-    game.bid_turn = n
-    game._start_play()
-    return game
+    fields = {} if totals is None else {"team_total": list(totals)}
+    return TwinShoot.position(
+        n, hands=[sorted(h) for h in hands], bid_cards=[sorted(b) for b in bids],
+        leader=leader, bid_turn=n, phase="play", to_act=leader, **fields)
 
 
 # ---- set-up ------------------------------------------------------------
@@ -119,7 +113,7 @@ def test_bidding_is_secret_two_steps_in_seat_order_from_the_opening_leader():
 
 def test_bidding_starts_at_the_opening_leader_of_later_hands():
     game = TwinShoot.new(6, 1)
-    game.hand_number = 4
+    game.set_position(hand_number=4)
     game._start_hand()  # hand 5 of 6 players: seat 3 leads
     assert game.leader == 3
     order = []
@@ -138,13 +132,11 @@ def bid_all(game):
 
 
 def test_open_question_only_when_one_team_is_alone_in_last_place():
-    game = TwinShoot.new(6, 3)
-    game.team_total = [20, 10, 10]  # two teams share last place
+    game = TwinShoot.position(6, seed=3, team_total=[20, 10, 10])  # two teams share last place
     bid_all(game)
     assert game.phase == "play" and game.open_question_team is None
 
-    game = TwinShoot.new(6, 3)
-    game.team_total = [20, 30, 10]
+    game = TwinShoot.position(6, seed=3, team_total=[20, 30, 10])
     bid_all(game)
     assert game.phase == "open" and game.open_question_team == 2
     assert game.legal_actions() == [OPEN, CLOSED]
@@ -153,23 +145,22 @@ def test_open_question_only_when_one_team_is_alone_in_last_place():
 
 def test_open_question_order_follows_the_opening_leader():
     game = TwinShoot.new(4, 3)
-    game.hand_number = 3
+    game.set_position(hand_number=3)
     game._start_hand()  # hand 4, 4 players: seat 3 leads
     assert game.leader == 3
-    game.team_total = [5, 20]
+    game.set_position(team_total=[5, 20])
     bid_all(game)
     assert game.open_askees == [0, 1]  # from seat 3: 0 comes before 1
     game = TwinShoot.new(4, 3)
-    game.hand_number = 3
+    game.set_position(hand_number=3)
     game._start_hand()
-    game.team_total = [20, 5]
+    game.set_position(team_total=[20, 5])
     bid_all(game)
     assert game.open_askees == [3, 2]
 
 
 def test_open_bid_needs_both_yes_and_partner_sees_the_first_answer():
-    game = TwinShoot.new(4, 3)
-    game.team_total = [0, 12]
+    game = TwinShoot.position(4, seed=3, team_total=[0, 12])
     bid_all(game)
     assert game.current_player() == 0
     game.apply(OPEN)
@@ -188,8 +179,7 @@ def test_open_bid_needs_both_yes_and_partner_sees_the_first_answer():
 
 
 def test_open_bid_refused_by_either_member():
-    game = TwinShoot.new(4, 3)
-    game.team_total = [0, 12]
+    game = TwinShoot.position(4, seed=3, team_total=[0, 12])
     bid_all(game)
     game.apply(CLOSED)  # the first says no: the second is still asked
     assert game.phase == "open" and game.current_player() == 1
@@ -199,8 +189,7 @@ def test_open_bid_refused_by_either_member():
     assert game.current_player() == game.leader
     assert game.observation(1)["open_answers"][:2] == [False, True]
 
-    game = TwinShoot.new(4, 3)
-    game.team_total = [0, 12]
+    game = TwinShoot.position(4, seed=3, team_total=[0, 12])
     bid_all(game)
     game.apply(OPEN)
     game.apply(CLOSED)
@@ -215,8 +204,7 @@ def test_other_teams_cannot_tell_the_first_answer_from_the_flow():
     decision counter is the same, so only the partner learns the answer."""
     after = []
     for first in (OPEN, CLOSED):
-        game = TwinShoot.new(4, 3)
-        game.team_total = [0, 12]
+        game = TwinShoot.position(4, seed=3, team_total=[0, 12])
         bid_all(game)
         game.apply(first)
         after.append((game.current_player(), game.decisions, game.observation(2), game.observation(3)))
@@ -224,8 +212,7 @@ def test_other_teams_cannot_tell_the_first_answer_from_the_flow():
 
 
 def test_redeal_resamples_the_first_answer_for_other_teams_only():
-    game = TwinShoot.new(4, 3)
-    game.team_total = [0, 12]
+    game = TwinShoot.position(4, seed=3, team_total=[0, 12])
     bid_all(game)
     game.apply(OPEN)
     answers = {game.redeal(2, seed).open_answers[0] for seed in range(12)}
@@ -380,8 +367,7 @@ def scripted_hand(game, pick):
 
 
 def test_a_whole_hand_scores_the_team_totals():
-    game = TwinShoot.new(4, 7)
-    game.team_total = [10, 0]  # team 1 alone last: asked
+    game = TwinShoot.position(4, seed=7, team_total=[10, 0])  # team 1 alone last: asked
     scripted_hand(game, lambda legal: OPEN if OPEN in legal else legal[0])
     last = game.last_hand
     assert last["open_team"] == 1
@@ -408,21 +394,19 @@ def test_opening_leader_rotation():
     for _ in range(5):
         leaders.append(game.leader)
         assert game.current_player() == game.leader  # the leader bids first
-        game.team_total = [0, 0, 0]  # no open question, no end
+        game.set_position(team_total=[0, 0, 0])  # no open question, no end
         scripted_hand(game, lambda legal: legal[0])
     assert leaders == [0, 2, 4, 1, 3]
 
 
 def test_game_ends_after_the_hand_in_which_a_team_reaches_100():
-    game = TwinShoot.new(4, 11)
-    game.team_total = [99, 99]
+    game = TwinShoot.position(4, seed=11, team_total=[99, 99])
     scripted_hand(game, lambda legal: CLOSED if CLOSED in legal else legal[0])
     assert game.is_terminal() and game.current_player() == -1 and game.legal_actions() == []
     assert max(game.team_total) >= 100  # 10 tricks were shared out
     assert game.observation(0)["phase"] == "over"
 
-    game = TwinShoot.new(4, 11)
-    game.team_total = [50, 50]  # at most 10 + 30 more: nobody reaches 100
+    game = TwinShoot.position(4, seed=11, team_total=[50, 50])  # at most 10 + 30 more: nobody reaches 100
     scripted_hand(game, lambda legal: legal[0])
     assert max(game.team_total) < 100
     assert not game.is_terminal() and game.hand_number == 1
@@ -431,9 +415,11 @@ def test_game_ends_after_the_hand_in_which_a_team_reaches_100():
 def test_end_is_checked_after_the_last_trick_is_scored():
     hands = [[c(LEAF, A)], [c(DIAMOND, 7)], [c(LEAF, 7)], [c(DIAMOND, 8)]]
     game = play_position(4, 0, hands, [[c(SPADE, 7), c(SPADE, 8)]] * 4, totals=[95, 89])
-    game.played_view = ((0, (), 0),) * 9  # nine tricks already played
-    game.tricks_won = [9, 0, 0, 0]
-    game.bid_vals = [9, 1, 1, 1]
+    game.set_position(
+        played_view=((0, (), 0),) * 9,  # nine tricks already played
+        tricks_won=[9, 0, 0, 0],
+        bid_vals=[9, 1, 1, 1],
+    )
     assert not game.is_terminal()
     for _ in range(4):
         game.apply(game.legal_actions()[0])
@@ -447,9 +433,9 @@ def test_end_is_checked_after_the_last_trick_is_scored():
 
 def test_forty_hand_cap():
     game = TwinShoot.new(4, 12)
-    game.hand_number = 39
+    game.set_position(hand_number=39)
     game._start_hand()
-    game.team_total = [0, 0]
+    game.set_position(team_total=[0, 0])
     scripted_hand(game, lambda legal: legal[0])
     assert game.hand_number == 40
     assert max(game.team_total) < 100
@@ -457,8 +443,7 @@ def test_forty_hand_cap():
 
 
 def test_tied_teams_share_the_rank():
-    game = TwinShoot.new(6, 0)
-    game.team_total = [40, 70, 70]
+    game = TwinShoot.position(6, seed=0, team_total=[40, 70, 70])
     assert game.scores() == [40, 40, 70, 70, 70, 70]
     assert game.standings() == [3, 3, 1, 1, 1, 1]
 
@@ -467,8 +452,7 @@ def test_tied_teams_share_the_rank():
 
 
 def test_redeal_keeps_partner_and_open_bid_cards():
-    game = TwinShoot.new(6, 3)
-    game.team_total = [20, 30, 10]
+    game = TwinShoot.position(6, seed=3, team_total=[20, 30, 10])
     bid_all(game)
     game.apply(OPEN)
     game.apply(OPEN)
@@ -493,7 +477,7 @@ def test_describe_action_names_cards():
     from games.tennos import card_name
 
     assert card_name(first) in game.describe_action(first)
-    game.team_total = [0, 5]
+    game.set_position(team_total=[0, 5])
     bid_all(game)
     assert "open" in game.describe_action(OPEN)
     assert "closed" in game.describe_action(CLOSED)

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import random
 
+from games.tennos import rank_of
 from games.tenos_square import next_direction, row_score
 
 INVERSION = 4.0  # per face-up card put out of order
@@ -22,22 +23,18 @@ TEMPO = {"same": 0.6, "partner": 0.3, "left": 0.0, "right": 0.0}
 EXCHANGE_MARGIN = 3.0  # how much better a centre card must fit to exchange
 
 
-def _rank(card: int) -> int:
-    return card % 13 + 1
-
-
 def _ideal(rank: int, length: int) -> float:
     return (rank - 1) * (length - 1) / 9
 
 
 def place_value(row: list, card: int, place: int, num_players: int) -> float:
     """How good laying ``card`` on face-down ``place`` of ``row`` is."""
-    r = _rank(card)
+    r = rank_of(card)
     inversions = 0
     for i, other in enumerate(row):
         if other is None:
             continue
-        o = _rank(other)
+        o = rank_of(other)
         if (i < place and o > r) or (i > place and o < r):
             inversions += 1
     after = list(row)
@@ -68,7 +65,7 @@ def choose(obs: dict, legal: list, rng: random.Random) -> int:
     if phase == "centre":
         # give away the card closest to the middle: the ends are the easiest to fit
         hand = [a[1] for a in legal]
-        pick = min(hand, key=lambda c: (abs(_rank(c) - 5.5), c))
+        pick = min(hand, key=lambda c: (abs(rank_of(c) - 5.5), c))
         return legal.index(["centre", pick])
     if phase == "exchange":
         hand_best = max(best_for(row, c, n)[0] for c in obs["hand"])
