@@ -15,7 +15,9 @@ Standalone: it needs only ``msgpack``, so it can be copied next to a bot.
 
 from __future__ import annotations
 
+import os
 import sys
+from collections.abc import Callable
 from typing import Any, BinaryIO
 
 import msgpack
@@ -41,16 +43,11 @@ class Bot:
 
 def run(bot: Bot, stdin: BinaryIO | None = None, stdout: BinaryIO | None = None) -> None:
     """Serve the protocol until ``quit`` or end of input."""
-    source = stdin or sys.stdin.buffer
-    sink = stdout or sys.stdout.buffer
+    read, write = _reader(stdin), _writer(stdout)
     unpacker = msgpack.Unpacker(raw=False, strict_map_key=False)
-
-    def send(message: dict[str, Any]) -> None:
-        sink.write(msgpack.packb(message))
-        sink.flush()
-
+    pack = msgpack.Packer().pack
     while True:
-        data = source.read1(65536) if hasattr(source, "read1") else source.read(65536)
+        data = read(65536)
         if not data:
             return
         unpacker.feed(data)
@@ -59,12 +56,43 @@ def run(bot: Bot, stdin: BinaryIO | None = None, stdout: BinaryIO | None = None)
             if kind == "act":
                 index = bot.choose(message["obs"], message["legal"], message["time_left_ms"])
                 # echoing the decision lets the harness tell a late reply from an answer
-                send({"type": "action", "index": int(index), "decision": message.get("decision")})
+                write(pack({"type": "action", "index": int(index),
+                            "decision": message.get("decision")}))
             elif kind == "start":
                 bot.on_start(message)
             elif kind == "end":
                 bot.on_end(message)
             elif kind == "hello":
-                send({"type": "hello", "protocol": PROTOCOL_VERSION, "name": bot.name})
+                write(pack({"type": "hello", "protocol": PROTOCOL_VERSION, "name": bot.name}))
             elif kind == "quit":
                 return
+
+
+def _reader(stdin: BinaryIO | None) -> Callable[[int], bytes]:
+    """Whatever has arrived, up to n bytes; b"" at end of input. The process's
+    own stdin is read with one system call per read, no buffer in between."""
+    if stdin is None:
+        fd = sys.stdin.fileno()
+        return lambda n: os.read(fd, n)
+    return stdin.read1 if hasattr(stdin, "read1") else stdin.read
+
+
+def _writer(stdout: BinaryIO | None) -> Callable[[bytes], None]:
+    """Writes one whole message and sends it on at once."""
+    if stdout is None:
+        sys.stdout.flush()
+        fd = sys.stdout.fileno()
+
+        def write_fd(data: bytes) -> None:
+            view = memoryview(data)
+            while view:
+                view = view[os.write(fd, view):]
+
+        return write_fd
+    sink = stdout
+
+    def write_stream(data: bytes) -> None:
+        sink.write(data)
+        sink.flush()
+
+    return write_stream

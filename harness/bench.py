@@ -1,7 +1,8 @@
 """Throughput benchmark: the sandbox's cost against ``--sandbox none``, then
-the demo league on Ray with 1 and 2 workers, as matches/s and bot
-decisions/s, and as a ratio to the machine's ceiling for bot traffic
-measured in the same run (harness/ceiling.py).
+the harness's own cost per decision (harness/bench_decisions.py: matches
+in-process, no Ray), then the demo league on Ray with 1 and 2 workers, as
+matches/s and bot decisions/s, and as a ratio to the machine's ceiling for
+bot traffic measured in the same run (harness/ceiling.py).
 
     python -m harness.bench [--league demo] [--workers 1,2] [--matches-per-worker 1,2]
                             [--deals 60] [--seconds 3]
@@ -18,6 +19,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from harness.bench_decisions import play_parallel, report
 from harness.ceiling import round_trips_per_second
 from harness.league import load_league
 from harness.runner import run_league
@@ -149,7 +151,7 @@ def schedule_rss(matches: int = 1_000_000) -> list[tuple[int, float]]:
 
 def store_write_rate(matches: int = 2000) -> float:
     """Matches/s that save_match stores, one transaction each (a real league's rows)."""
-    from harness.match import MatchResult
+    from harness.records import MatchResult, ThinkTime
 
     with tempfile.TemporaryDirectory() as tmp:
         store = Store(Path(tmp) / "w.db")
@@ -157,7 +159,8 @@ def store_write_rate(matches: int = 2000) -> float:
         clock = time.perf_counter()
         for i in range(matches):
             result = MatchResult(f"m{i}", "limit", "1", i, ["a", "b", "c"], [1.0, 2.0, 3.0],
-                                 [3, 2, 1], [None, None, None], False, 190, 0.0, 0.1, None, replay)
+                                 [3, 2, 1], [None, None, None], False, 190, 0.0, 0.1, None, replay,
+                                 think=[ThinkTime(63, 40.0, 2.5) for _ in range(3)])
             store.save_match("bench", i, ["a@1", "b@1", "c@1"], result, None)
         return matches / (time.perf_counter() - clock)
 
@@ -187,6 +190,11 @@ def main() -> None:
     ceiling = max(ceilings.values())
     print("pipe ceiling: " + ", ".join(f"{k} pair(s) {v:,.0f} round trips/s"
                                        for k, v in ceilings.items()))
+    for workers in sorted({1, min(2, cores)}):
+        figures = max((play_parallel(args.league, "bwrap", 30, workers) for _ in range(3)),
+                      key=lambda f: f.decisions_s)
+        print(report(figures, ceiling, f"harness alone (no Ray), {workers} worker(s), "
+                                       "best of 3"))
     _engine_figures()
     print(f"Ray start-up (embedded): {ray_startup_s():.1f} s")
     print(f"store writes: {store_write_rate():,.0f} matches/s (one transaction each)")

@@ -196,6 +196,14 @@ class PipeTransport:
         self._stdin_fd = self.process.stdin.fileno()
         os.set_blocking(self._stdin_fd, False)
         self._exit_fd = _pidfd(self.process.pid)
+        # poll objects made once: no descriptor lists rebuilt per decision
+        self._quiet = select.poll()
+        self._quiet.register(self._stdout_fd, select.POLLIN)
+        self._watch = select.poll()
+        self._watch.register(self._stdout_fd, select.POLLIN)
+        if self._exit_fd is not None:
+            self._watch.register(self._exit_fd, select.POLLIN)
+        self._packer = msgpack.Packer()  # the bytes of msgpack.packb, without a new Packer each time
         self._reader = ReplyReader()
         self._stderr = _StderrDrain(self.process.stderr)
         self._closed = False
@@ -220,19 +228,26 @@ class PipeTransport:
     def send(self, message: dict[str, Any], deadline: float) -> None:
         """Write without ever blocking past the deadline: a bot that stops
         reading its input must not hang the harness."""
-        data = memoryview(msgpack.packb(message))
+        data = self._packer.pack(message)
+        written = self._write_some(data)
+        if written < len(data):  # the pipe is full: wait for the bot to read, up to the deadline
+            self._send_rest(memoryview(data)[written:], deadline)
+
+    def _send_rest(self, data: memoryview, deadline: float) -> None:
         while data:
-            try:
-                written = os.write(self._stdin_fd, data)
-            except BlockingIOError:
-                written = 0
-            except OSError as exc:
-                raise self._exit_error(f"bot closed its input: {exc}") from None
-            data = data[written:]
-            if data:
-                remaining = deadline - time.monotonic()
-                if remaining <= 0 or not select.select([], [self._stdin_fd], [], remaining)[1]:
-                    raise BotTimeout("bot stopped reading its input before the deadline")
+            remaining = deadline - time.monotonic()
+            if remaining <= 0 or not select.select([], [self._stdin_fd], [], remaining)[1]:
+                raise BotTimeout("bot stopped reading its input before the deadline")
+            data = data[self._write_some(data):]
+
+    def _write_some(self, data: bytes | memoryview) -> int:
+        """Bytes the pipe took now (0 when full)."""
+        try:
+            return os.write(self._stdin_fd, data)
+        except BlockingIOError:
+            return 0
+        except OSError as exc:
+            raise self._exit_error(f"bot closed its input: {exc}") from None
 
     def ensure_quiet(self) -> None:
         """Between a reply and the next request a bot must say nothing: bytes
@@ -240,34 +255,37 @@ class PipeTransport:
         decision."""
         if self._reader.buffered():
             raise BotBadMessage("sent more than one message for one request")
-        ready, _, _ = select.select([self._stdout_fd], [], [], 0)
-        if ready:
+        if self._quiet.poll(0):
             data = os.read(self._stdout_fd, 64)
             if not data:
                 raise self._exit_error()
             raise BotBadMessage(f"sent a message when none was expected: '{_describe(data)}'")
 
     def receive(self, deadline: float) -> Any:
-        watch = [self._stdout_fd] + ([self._exit_fd] if self._exit_fd is not None else [])
+        reader = self._reader
+        stdout_fd = self._stdout_fd
         while True:
-            complete, message = self._reader.next_message()
+            complete, message = reader.next_message()
             if complete:
-                if self._reader.buffered():
+                if reader.buffered():
                     raise BotBadMessage("sent more than one message for one request")
                 return message
             remaining = deadline - time.monotonic()
             if remaining <= 0:
                 raise BotTimeout("no answer before the deadline")
-            ready, _, _ = select.select(watch, [], [], remaining)
+            # poll takes whole milliseconds: round up, the loop checks the deadline itself
+            ready = self._watch.poll(int(remaining * 1000) + 1)
             if not ready:
-                raise BotTimeout("no answer before the deadline")
-            if self._stdout_fd not in ready:
+                if deadline - time.monotonic() <= 0:
+                    raise BotTimeout("no answer before the deadline")
+                continue
+            if not any(fd == stdout_fd for fd, _ in ready):
                 # The bot exited while something it started still holds stdout open.
                 raise self._exit_error()
-            data = os.read(self._stdout_fd, 65536)
+            data = os.read(stdout_fd, 65536)
             if not data:
                 raise self._exit_error()
-            self._reader.feed(data)
+            reader.feed(data)
 
     def _exit_error(self, what: str = "") -> BotError:
         code = self._wait_briefly()
@@ -516,9 +534,13 @@ class BotClient:
             raise self._fault(error) from None
 
     def _exchange(self, message: dict[str, Any], deadline: float, expect: str) -> dict[str, Any]:
-        self._send(message, deadline)
+        if self.trace is not None:
+            self.trace("to", self.label, message)
+        transport = self.transport
         try:
-            reply = self.transport.receive(deadline)
+            transport.ensure_quiet()
+            transport.send(message, deadline)
+            reply = transport.receive(deadline)
         except BotError as error:
             raise self._fault(error) from None
         if self.trace is not None:
@@ -547,7 +569,8 @@ class BotClient:
 
     def choose(self, obs: dict[str, Any], legal: list[Any], decision: int, timeout_s: float) -> int:
         """Ask for an action; returns a valid index into ``legal``."""
-        self._require(BotState.PLAYING)
+        if self.state is not BotState.PLAYING:
+            self._require(BotState.PLAYING)
         deadline = time.monotonic() + timeout_s
         reply = self._exchange({"type": "act", "decision": decision, "obs": obs, "legal": legal,
                                 "time_left_ms": int(timeout_s * 1000)}, deadline, "action")
@@ -556,27 +579,35 @@ class BotClient:
             raise self._fault(BotBadMessage(
                 f"a stale reply: it answers decision {echoed!r:.20}, but decision {decision} "
                 "was asked"))
-        index = self._index_of(reply, legal)
-        self._check_limits(force=False)
+        index = reply.get("index")
+        if type(index) is int and 0 <= index < len(legal):
+            pass  # the usual answer; anything else goes the long way, to its fault
+        else:
+            index = self._index_of(reply, legal)
+        if time.monotonic() - self._cpu_checked_at >= CPU_CHECK_INTERVAL_S:
+            self._check_limits(force=False)
         return index
 
-    def _check_limits(self, force: bool) -> None:
+    def _check_limits(self, force: bool) -> float | None:
         """CPU per match and live limits (refused forks); at most every
-        CPU_CHECK_INTERVAL_S, since each check reads /proc or cgroup files."""
+        CPU_CHECK_INTERVAL_S, since each check reads /proc or cgroup files.
+        Returns the CPU seconds read (None: not read)."""
         now = time.monotonic()
         if not force and now - self._cpu_checked_at < CPU_CHECK_INTERVAL_S:
-            return
+            return None
         self._cpu_checked_at = now
         breach = self.transport.live_breach()
         if breach:
             raise self._fault(BotLimitExceeded(breach))
         if not self.cpu_limit_s:
-            return
-        used = self.transport.cpu_seconds() - self._cpu_mark
+            return None
+        cpu = self.transport.cpu_seconds()
+        used = cpu - self._cpu_mark
         if used > self.cpu_limit_s:
             raise self._fault(BotLimitExceeded(
                 f"CPU limit: the bot's processes used {used:.1f} s of CPU in this match "
                 f"(limit {self.cpu_limit_s:g} s per match)"))
+        return cpu
 
     def _index_of(self, reply: dict[str, Any], legal: list[Any]) -> int:
         if "index" in reply:
@@ -596,11 +627,11 @@ class BotClient:
     def end_match(self, result: dict[str, Any], timeout_s: float = 2.0) -> None:
         self._require(BotState.PLAYING)
         self._send({"type": "end", **result}, time.monotonic() + timeout_s)
-        self._check_limits(force=True)
+        cpu = self._check_limits(force=True)
         self.matches_played += 1
         self.state = BotState.READY
-        if self.cpu_limit_s:
-            self._cpu_mark = self.transport.cpu_seconds()
+        if cpu is not None:  # the next match counts from this reading
+            self._cpu_mark = cpu
 
     @property
     def usable(self) -> bool:
@@ -624,8 +655,9 @@ def _reply_problem(reply: Any, expect: str) -> str:
     """Why a decoded reply is not the message the protocol expects ('' if it is)."""
     if not isinstance(reply, dict):
         return f"expected a map, got {type(reply).__name__}: {reply!r:.80}"
-    if not all(isinstance(key, str) for key in reply):
-        return f"map keys must be strings: {reply!r:.80}"
+    for key in reply:
+        if not isinstance(key, str):
+            return f"map keys must be strings: {reply!r:.80}"
     if reply.get("type") != expect:
         return f"expected a {expect!r} message, got {reply!r:.120}"
     if expect == "action":

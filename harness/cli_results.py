@@ -23,7 +23,8 @@ intervals: the wider, on each side, of a bootstrap over deal groups and the
 fit's Laplace interval. Below the table: each bot against the next one down,
 the Elo difference with its interval and the likelihood of superiority (LOS);
 --versus A --versus B for any two. By default each bot's latest version is
-shown; the fit uses every version's results."""
+shown; the fit uses every version's results. ms/move and max ms: the bot's
+mean and slowest decision, wall clock as the deadline counts it."""
 
 
 def _league_name(store: Any, league: str) -> str:
@@ -72,8 +73,11 @@ def table(
     labels = _labels([r.bot for r in rows])
     order = [r.bot for r in rows]
     pairs = _differences(fit, order, versus)
+    think = store.think_times(name)
     if as_json:
-        payload: dict[str, Any] = {"league": name, "ratings": [r.as_dict() for r in rows],
+        payload: dict[str, Any] = {"league": name,
+                                   "ratings": [{**r.as_dict(), **_think_dict(think.get(r.bot))}
+                                               for r in rows],
                                    "differences": [d.as_dict() for d in fit.differences()
                                                    if d.first in order and d.second in order]}
         if matrix:
@@ -84,11 +88,11 @@ def table(
         typer.echo(json.dumps(payload, indent=2))
         return
     if as_csv:
-        _print_csv(rows)
+        _print_csv(rows, think)
         return
     matches, faulted = store.league_match_count(name)
     typer.echo(f"league {name}: {matches} matches ({faulted} with faults)")
-    _print_table(rows, labels)
+    _print_table(rows, labels, think)
     _print_differences(pairs, labels)
     if matrix:
         _print_matrix(_ordered_head_to_head(head_to_head(store.seat_rows(name)), order), labels)
@@ -122,11 +126,29 @@ def _labels(bot_ids: list[str]) -> dict[str, str]:
             for b, n in zip(bot_ids, names)}
 
 
-def _print_table(rows: list[Any], labels: dict[str, str]) -> None:
-    cells = [[str(i), labels[r.bot], f"{r.elo:.1f}", f"[{r.elo_low:.1f}, {r.elo_high:.1f}]",
-              str(r.games), f"{r.avg_score:.2f}", f"{r.avg_rank:.2f}", str(r.faults)]
-             for i, r in enumerate(rows, 1)]
-    header = ["#", "bot", "elo", "95% interval", "games", "avg score", "avg rank", "faults"]
+Think = dict[str, tuple[int, float, float]]
+
+
+def _think_dict(times: tuple[int, float, float] | None) -> dict[str, Any]:
+    """A bot's think time: mean and slowest decision, ms (None: not timed)."""
+    if times is None:
+        return {"think_ms_mean": None, "think_ms_max": None}
+    return {"think_ms_mean": round(times[1], 2), "think_ms_max": round(times[2], 2)}
+
+
+def _ms(value: float | None) -> str:
+    return "-" if value is None else f"{value:.0f}" if value >= 10 else f"{value:.1f}"
+
+
+def _print_table(rows: list[Any], labels: dict[str, str], think: Think) -> None:
+    cells = []
+    for i, r in enumerate(rows, 1):
+        times = _think_dict(think.get(r.bot))
+        cells.append([str(i), labels[r.bot], f"{r.elo:.1f}", f"[{r.elo_low:.1f}, {r.elo_high:.1f}]",
+                      str(r.games), f"{r.avg_score:.2f}", f"{r.avg_rank:.2f}", str(r.faults),
+                      _ms(times["think_ms_mean"]), _ms(times["think_ms_max"])])
+    header = ["#", "bot", "elo", "95% interval", "games", "avg score", "avg rank", "faults",
+              "ms/move", "max ms"]
     widths = [max(len(row[c]) for row in cells + [header]) for c in range(len(header))]
     left = {1}
     for row in [header] + cells:
@@ -134,16 +156,19 @@ def _print_table(rows: list[Any], labels: dict[str, str]) -> None:
                              for c, (cell, w) in enumerate(zip(row, widths))).rstrip())
 
 
-def _print_csv(rows: list[Any]) -> None:
+def _print_csv(rows: list[Any], think: Think) -> None:
     import csv
 
     writer = csv.writer(sys.stdout)
     writer.writerow(["rank", "bot", "elo", "elo_low", "elo_high", "games", "avg_score",
-                     "avg_rank", "faults"])
+                     "avg_rank", "faults", "think_ms_mean", "think_ms_max"])
     for position, r in enumerate(rows, 1):
+        times = _think_dict(think.get(r.bot))
         writer.writerow([position, r.bot, f"{r.elo:.1f}", f"{r.elo_low:.1f}",
                          f"{r.elo_high:.1f}", r.games, f"{r.avg_score:.3f}",
-                         f"{r.avg_rank:.3f}", r.faults])
+                         f"{r.avg_rank:.3f}", r.faults,
+                         "" if times["think_ms_mean"] is None else times["think_ms_mean"],
+                         "" if times["think_ms_max"] is None else times["think_ms_max"]])
 
 
 def _ordered_head_to_head(matrix: tuple[list[str], Any, Any],

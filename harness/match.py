@@ -24,7 +24,7 @@ import msgpack
 from games import Game, get_game, ranks_by_unit
 from harness.botproc import STDERR_TAIL_BYTES, BotClient, BotError, BotStartupError, Tracer
 from harness.catalog import BotBundle, BotCache, BotSpec, ManifestError
-from harness.records import Fault, MatchResult
+from harness.records import Fault, MatchResult, ThinkTime
 from harness.replay import decision_line, drain_event_lines, fault_line
 from harness.sandbox import ResourceLimits, Sandbox
 
@@ -168,22 +168,39 @@ def run_match(
     clock = time.perf_counter()
     actions: list[Any] = []
     times_ms: list[int | None] = []
+    think = [ThinkTime() for _ in bots]
     try:
         _start_seats(game, seats, pool, match_id, teams)
         _report_start_faults(seats, on_event)
         _flush_events(game, on_event)
         cap = game.INFO.max_decisions
+        decision_s = limits.decision_s
+        perf_counter = time.perf_counter
         while not game.is_terminal() and game.decisions < cap:
             seat = seats[game.current_player()]
             legal = game.legal_actions()
-            index, elapsed_ms = _decide(game, seat, legal, limits, on_event)
+            client = seat.client
+            if seat.fault is None and client is not None:
+                asked = perf_counter()
+                try:  # the usual case, inline: a bot chooses
+                    index = client.choose(game.observation(seat.seat), legal, game.decisions,
+                                          decision_s)
+                    took_ms = (perf_counter() - asked) * 1000
+                    think[seat.seat].add(took_ms)
+                    elapsed_ms: int | None = round(took_ms)
+                except BotError as error:
+                    index, elapsed_ms = _after_fault(game, seat, error, legal, on_event)
+            else:
+                index, elapsed_ms = seat.fallback.randrange(len(legal)), None
             action = legal[index]
             if on_event is not None:
                 on_event(decision_line(game, action, elapsed_ms))
-            game.apply_unchecked(action)
+                game.apply_unchecked(action)
+                _flush_events(game, on_event)
+            else:
+                game.apply_unchecked(action)
             actions.append(action)
             times_ms.append(elapsed_ms)
-            _flush_events(game, on_event)
         capped = not game.is_terminal()
         ranks = ranks_with_faults(
             game.standings(), {s.seat for s in seats if s.fault}, teams)
@@ -197,6 +214,7 @@ def run_match(
                     "players": len(bots), "seed": seed, "bots": list(bots),
                     "actions": msgpack.unpackb(msgpack.packb(actions)),
                     "times_ms": times_ms},
+            think=think,
         )
         _end_seats(seats, result, limits)
         return result
@@ -230,19 +248,12 @@ def _start_seats(game: Game, seats: list[_Seat], pool: BotPool, match_id: str,
             seat.record(error, 0)
 
 
-def _decide(game: Game, seat: _Seat, legal: list[Any], limits: Limits,
-            on_event: EventSink | None) -> tuple[int, int | None]:
-    """The seat's choice and the bot's time for it (None: the random stand-in chose)."""
-    if seat.fault is None and seat.client is not None:
-        clock = time.perf_counter()
-        try:
-            index = seat.client.choose(
-                game.observation(seat.seat), legal, game.decisions, limits.decision_s)
-            return index, round((time.perf_counter() - clock) * 1000)
-        except BotError as error:
-            seat.record(error, game.decisions)
-            if on_event is not None:
-                on_event(fault_line(seat.seat, seat.bot, seat.fault))
+def _after_fault(game: Game, seat: _Seat, error: BotError, legal: list[Any],
+                 on_event: EventSink | None) -> tuple[int, None]:
+    """Record the seat's fault; its random stand-in chooses (no bot time: None)."""
+    seat.record(error, game.decisions)
+    if on_event is not None:
+        on_event(fault_line(seat.seat, seat.bot, seat.fault))
     return seat.fallback.randrange(len(legal)), None
 
 

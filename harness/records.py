@@ -17,6 +17,22 @@ class Fault:
 
 
 @dataclass
+class ThinkTime:
+    """A seat's decisions in one match and the time they took, measured by the
+    harness from the request sent to the reply read (what the deadline counts)."""
+
+    moves: int = 0
+    total_ms: float = 0.0
+    max_ms: float = 0.0
+
+    def add(self, ms: float) -> None:
+        self.moves += 1
+        self.total_ms += ms
+        if ms > self.max_ms:
+            self.max_ms = ms
+
+
+@dataclass
 class MatchResult:
     match_id: str
     game: str
@@ -32,6 +48,7 @@ class MatchResult:
     duration_s: float
     teams: list[list[int]] | None
     replay: dict[str, Any] = field(repr=False)
+    think: list[ThinkTime] | None = None  # per seat; None from runners that do not time
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)

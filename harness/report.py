@@ -188,8 +188,11 @@ def _bar_axis(scale: Scale, ticks: list[float]) -> str:
     return _svg(BAR_W, 22, "".join(parts), "Elo axis")
 
 
-def rating_table(rows: Sequence[Any], labels: dict[str, str], colours: dict[str, str]) -> str:
-    """The table, best first, with each bot's 95% interval drawn to one scale."""
+def rating_table(rows: Sequence[Any], labels: dict[str, str], colours: dict[str, str],
+                 think: dict[str, tuple[int, float, float]] | None = None) -> str:
+    """The table, best first, with each bot's 95% interval drawn to one scale,
+    and its mean and slowest decision (ms) where timed."""
+    think = think or {}
     low, high = _elo_domain(rows)
     scale = Scale(low, high, 20, BAR_W - 20)   # room for the axis labels at the ends
     ticks = nice_ticks(low, high, 6)
@@ -203,12 +206,20 @@ def rating_table(rows: Sequence[Any], labels: dict[str, str], colours: dict[str,
             f'<td class="bar">{_interval_bar(r, scale, ticks, colours[r.bot])}</td>'
             f'<td class="num">{r.games}</td><td class="num">{r.avg_score:.2f}</td>'
             f'<td class="num">{r.avg_rank:.2f}</td>'
-            f'<td class="num{" zero" if not r.faults else ""}">{r.faults}</td></tr>')
+            f'<td class="num{" zero" if not r.faults else ""}">{r.faults}</td>'
+            f'{_think_cells(think.get(r.bot))}</tr>')
     return ('<div class="scroll"><table class="ratings"><thead><tr><th class="num">#</th>'
             '<th>bot</th><th class="num">Elo</th><th class="num">95% interval</th>'
             f'<th class="bar">{_bar_axis(scale, ticks)}</th><th class="num">games</th>'
             '<th class="num">avg score</th><th class="num">avg rank</th>'
-            f'<th class="num">faults</th></tr></thead><tbody>{"".join(body)}</tbody></table></div>')
+            '<th class="num">faults</th><th class="num">ms/move</th><th class="num">max ms</th>'
+            f'</tr></thead><tbody>{"".join(body)}</tbody></table></div>')
+
+
+def _think_cells(times: tuple[int, float, float] | None) -> str:
+    if times is None:
+        return '<td class="num muted">&ndash;</td><td class="num muted">&ndash;</td>'
+    return f'<td class="num">{times[1]:.1f}</td><td class="num">{times[2]:.0f}</td>'
 
 
 # ---- head-to-head heatmap ---------------------------------------------------
@@ -486,7 +497,8 @@ def report_html(store: Store, league_name: str) -> tuple[str, list[str]]:
     faulted = store.league_match_count(league_name)[1]
     body = [_title(league, len(ends), faulted)]
     if rows:
-        body += _result_sections(rows, ends, counts, examples, faulted)
+        body += _result_sections(rows, ends, counts, examples, faulted,
+                                 store.think_times(league_name))
     else:
         body.append('<div class="card"><p>No results yet: run the league first.</p></div>')
     body.append(f'<div class="card" id="settings"><h2>Settings</h2>{settings_section(league)}</div>')
@@ -506,7 +518,7 @@ def _title(league: dict[str, Any], played: int, faulted: int) -> str:
 
 def _result_sections(rows: list[dict[str, Any]], ends: list[int],
                      counts: dict[tuple[str, str], int], examples: list[dict[str, Any]],
-                     faulted: int) -> list[str]:
+                     faulted: int, think: dict[str, tuple[int, float, float]]) -> list[str]:
     history = convergence(rows, ends, checkpoints(len(ends)))
     table = history[-1][1]
     order = [r.bot for r in table]
@@ -516,7 +528,7 @@ def _result_sections(rows: list[dict[str, Any]], ends: list[int],
         '<div class="card" id="ratings"><h2>Ratings</h2><p class="lead">Elo on the logistic '
         'scale around 1500 (dashed): 100 points apart, a bot finishes ahead of the other about '
         '64% of the time when they do not tie. Bars: 95% intervals; dot: the estimate.</p>'
-        f'{rating_table(table, labels, colours)}</div>',
+        f'{rating_table(table, labels, colours, think)}</div>',
         '<div class="card" id="convergence"><h2>Convergence</h2><p class="lead">Each bot\'s '
         'rating refitted on the first k matches to finish, with its 95% interval: once the '
         'bands stop moving and separate, more matches change little.</p>'

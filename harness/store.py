@@ -85,9 +85,12 @@ class Store:
             self._table("seats").create({
                 "match_id": str, "seat": int, "bot": str, "team": int, "score": float,
                 "rank": int, "fault_kind": str, "fault_decision": int, "fault_detail": str,
-                "fault_stderr": str,
+                "fault_stderr": str, "moves": int, "think_ms": float, "think_max_ms": float,
             }, pk=("match_id", "seat"))
             self._table("seats").create_index(["bot"])
+        elif "moves" not in self._table("seats").columns_dict:  # a results file from before times
+            for column, kind in (("moves", int), ("think_ms", float), ("think_max_ms", float)):
+                self._table("seats").add_column(column, kind)
         if "replays" not in db.table_names():
             self._table("replays").create({"match_id": str, "replay": str}, pk="match_id")
         if "ratings" not in db.table_names():
@@ -178,11 +181,22 @@ class Store:
                 "fault_decision": fault.decision if fault else None,
                 "fault_detail": fault.detail if fault else None,
                 "fault_stderr": fault.stderr_tail if fault else None,
+                **_think_columns(result, seat),
             } for seat, fault in enumerate(result.faults)]:
                 self._insert("seats", row)
             self._insert("replays", {"match_id": result.match_id,
                                      "replay": json.dumps(result.replay)})
         return True
+
+    def think_times(self, league: str) -> dict[str, tuple[int, float, float]]:
+        """Per bot of a league: (moves timed, mean ms a move, slowest move ms)."""
+        if "moves" not in self._table("seats").columns_dict:  # read-only, from before times
+            return {}
+        rows = self.db.execute(
+            "SELECT s.bot, SUM(s.moves), SUM(s.think_ms), MAX(s.think_max_ms) FROM seats s "
+            "JOIN matches m ON m.id = s.match_id WHERE m.league = ? AND s.moves > 0 "
+            "GROUP BY s.bot", [league]).fetchall()
+        return {bot: (int(moves), total / moves, slowest) for bot, moves, total, slowest in rows}
 
     def _insert(self, table: str, row: dict[str, Any]) -> None:
         columns = ", ".join(row)
@@ -319,3 +333,11 @@ def _pid_alive(pid: int) -> bool:
     except PermissionError:
         return True
     return True
+
+
+def _think_columns(result: MatchResult, seat: int) -> dict[str, Any]:
+    if result.think is None:
+        return {}
+    think = result.think[seat]
+    return {"moves": think.moves, "think_ms": round(think.total_ms, 3),
+            "think_max_ms": round(think.max_ms, 3)}

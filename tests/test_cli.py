@@ -150,8 +150,15 @@ def test_run_then_the_read_commands(tmp_path):
     assert {b.split("@")[0] for b in order} == {"random", "heuristic", "faulty_exit"}
     faulty = next(r for r in data["ratings"] if r["bot"].startswith("faulty_exit"))
     assert faulty["faults"] == 6
+    heuristic = next(r for r in data["ratings"] if r["bot"].startswith("heuristic"))
+    assert 0 < heuristic["think_ms_mean"] <= heuristic["think_ms_max"] < 1000
+    assert "ms/move" in table and "max ms" in table
+    with sqlite3.connect(db) as conn:
+        moves = conn.execute("SELECT SUM(moves) FROM seats WHERE bot LIKE 'heuristic@%'").fetchone()[0]
+    assert moves > 6 * 10, "every decision of the bot is timed"
     csv_lines = league("table", "cli", "--db", db, "--csv").stdout.strip().splitlines()
     assert csv_lines[0].startswith("rank,bot,elo") and len(csv_lines) == 4
+    assert csv_lines[0].endswith("think_ms_mean,think_ms_max")
     status = league("status", "--db", db).stdout
     assert "cli" in status and " 6 " in status
     listed = league("matches", "--db", db, "--fault", "crash").stdout
@@ -246,6 +253,7 @@ def test_report_and_replay_pages_from_the_cli(tmp_path):
     out = tmp_path / "report.html"
     assert "wrote" in league("report", "p", "-o", str(out), "--db", db).stdout
     assert "faulty_exit" in out.read_text() and "<svg" in out.read_text()
+    assert "ms/move" in out.read_text() and "max ms" in out.read_text()
     match_id = league("matches", "--db", db).stdout.split()[0]
     page = tmp_path / "replay.html"
     league("replay", match_id, "--db", db, "--html", str(page))

@@ -69,6 +69,23 @@ def test_fault_is_recorded_and_match_finishes(pool, bot, kind):
     assert descendants() - before == set(), "bot processes left behind"
 
 
+def test_think_times_are_measured_per_seat_and_the_duration_is_the_whole_match(pool):
+    result = run_match("limit", 5, ["slow_thinker", "random", "random"], pool, "think-test")
+    slow, quick = result.think[0], result.think[1]
+    asked = [t for t, seat in zip(result.replay["times_ms"], _actors(result)) if seat == 0]
+    assert slow.moves == len(asked) > 10
+    assert 20 <= slow.total_ms / slow.moves < 200 and slow.max_ms >= 20
+    assert quick.moves > 10 and quick.total_ms / quick.moves < 20
+    assert result.duration_s >= slow.total_ms / 1000, "duration covers every decision"
+
+
+def _actors(result) -> list[int]:
+    from harness.replay import replay_game
+
+    return [game.current_player() for game, action in replay_game(result.replay)
+            if action is not None]
+
+
 def marked_children() -> list[psutil.Process]:
     return [p for p in psutil.process_iter(["cmdline"])
             if "faulty-spawned-child" in (p.info["cmdline"] or [])]

@@ -2,7 +2,8 @@
 
     python faulty.py MODE     MODE: sleep | exit | garbage | out_of_range |
                                     spawn_and_sleep | no_hello | slow_start |
-                                    record_start (a well-behaved bot that logs starts)
+                                    record_start (a well-behaved bot that logs starts) |
+                                    think (well-behaved, 20 ms per decision)
 """
 
 import os
@@ -43,7 +44,9 @@ while True:
                 f.write(repr(message) + "\n")
         elif kind == "act":
             decisions += 1
-            if decisions < 2 or mode == "record_start":  # play properly first
+            if mode == "think":
+                time.sleep(0.02)
+            if decisions < 2 or mode in ("record_start", "think"):  # play properly first
                 send({"type": "action", "index": 0})
                 continue
             print(f"faulty bot misbehaving: {mode}", file=sys.stderr, flush=True)

@@ -1,0 +1,218 @@
+"""Cost per decision in the harness: real bot processes, matches played in
+this process (no Ray), so the figures are the harness's own.
+
+Plays ``--matches`` matches of a league's game (default: the demo league,
+``limit`` at 3 players, random against heuristic) after one warm-up match
+that starts the bot processes, then prints, per decision:
+
+- harness CPU (this process: match loop, engine, msgpack, pipe I/O), and
+  the engine's share of it (the same matches replayed without bots);
+- bot CPU (all bot processes, from their control groups or /proc);
+- decisions/s, and the ratio to the pipe round-trip ceiling
+  (harness/ceiling.py) measured in the same run.
+
+``--workers 2`` plays in that many forked processes at once (as the league
+runner does with 2 Ray workers) and compares with the ceiling at as many pairs.
+
+    python -m harness.bench_decisions [--sandbox none|bwrap] [--matches 40]
+                                      [--workers 1] [--profile] [--rounds 3]
+"""
+
+from __future__ import annotations
+
+import argparse
+import cProfile
+import multiprocessing as mp
+import os
+import pstats
+import resource
+import time
+from dataclasses import dataclass
+from typing import Any
+
+from games import get_game
+from harness.botproc import _same_on_the_wire
+from harness.ceiling import round_trips_per_second
+from harness.league import load_league
+from harness.match import BotPool, run_match
+from harness.sandbox import Sandbox
+
+
+@dataclass
+class DecisionFigures:
+    decisions: int
+    wall_s: float
+    harness_cpu_s: float
+    engine_cpu_s: float
+    bot_cpu_s: float
+    harness_sys_s: float = 0.0  # of harness_cpu_s: in the kernel (pipes, polls, switches)
+
+    @property
+    def decisions_s(self) -> float:
+        return self.decisions / self.wall_s
+
+    def per_decision_us(self, seconds: float) -> float:
+        return seconds / self.decisions * 1e6
+
+    def add(self, other: DecisionFigures) -> None:
+        self.decisions += other.decisions
+        self.wall_s = max(self.wall_s, other.wall_s)
+        self.harness_cpu_s += other.harness_cpu_s
+        self.engine_cpu_s += other.engine_cpu_s
+        self.bot_cpu_s += other.bot_cpu_s
+        self.harness_sys_s += other.harness_sys_s
+
+
+def _lineups(bots: list[str], players: int, count: int, offset: int) -> list[list[str]]:
+    """Every seat sees every bot: a simple cyclic mix."""
+    return [[bots[(i + s + offset) % len(bots)] for s in range(players)] for i in range(count)]
+
+
+def _bot_cpu(pool: BotPool) -> float:
+    clients = [c for idle in pool.idle.values() for c in idle]
+    return sum(c.transport.cpu_seconds() for c in clients)
+
+
+def _engine_cpu(game_slug: str, replays: list[dict[str, Any]]) -> float:
+    """What the engine costs in the match loop: a new game, legal actions,
+    the observation and the move, for every decision of the played matches."""
+    game_class = get_game(game_slug)
+    clock = time.process_time()
+    for replay in replays:
+        game = game_class.new(replay["players"], replay["seed"], narrate=False)
+        for action in replay["actions"]:
+            legal = game.legal_actions()
+            game.observation(game.current_player())
+            game.apply_unchecked(next(a for a in legal if _same_on_the_wire(a, action)))
+    return time.process_time() - clock
+
+
+def play(league_name: str = "demo", sandbox: str = "none", matches: int = 40,
+         offset: int = 0, profile: str | None = None, pin: bool = False,
+         barrier: Any = None) -> DecisionFigures:
+    """Matches in this process, with a warm pool: the figures of the loop alone.
+    ``pin``: this process and its bots (which inherit it) keep to one CPU."""
+    if pin:
+        cpus = sorted(os.sched_getaffinity(0))
+        os.sched_setaffinity(0, {cpus[offset % len(cpus)]})
+    league = load_league(league_name)
+    pool = BotPool(league.specs, league.limits, Sandbox(sandbox), league.bundles)
+    players, game = league.players, league.game
+    try:
+        for lineup in _lineups(league.bots, players, len(league.bots), offset):  # warm-up
+            run_match(game, 10_000 + offset, lineup, pool, f"warm-{offset}")
+        if barrier is not None:  # workers measure the same stretch of time
+            barrier.wait()
+        bot_before = _bot_cpu(pool)
+        starts_before = pool.total_starts()
+        profiler = cProfile.Profile(time.thread_time) if profile else None
+        decisions, replays = 0, []
+        wall, cpu = time.perf_counter(), time.process_time()
+        sys_s = resource.getrusage(resource.RUSAGE_SELF).ru_stime
+        if profiler:
+            profiler.enable()
+        for i, lineup in enumerate(_lineups(league.bots, players, matches, offset)):
+            result = run_match(game, 1000 * offset + i, lineup, pool, f"bench-{offset}-{i}")
+            if any(result.faults):
+                raise RuntimeError(f"a bot faulted in the benchmark: {result.faults}")
+            decisions += result.decisions
+            replays.append(result.replay)
+        if profiler:
+            profiler.disable()
+        cpu, wall = time.process_time() - cpu, time.perf_counter() - wall
+        sys_s = resource.getrusage(resource.RUSAGE_SELF).ru_stime - sys_s
+        if pool.total_starts() != starts_before:
+            raise RuntimeError("bot processes were restarted during the benchmark")
+        bot_cpu = _bot_cpu(pool) - bot_before
+    finally:
+        pool.close()
+    if profiler and profile:
+        profiler.dump_stats(profile)
+    return DecisionFigures(decisions, wall, cpu, _engine_cpu(game, replays), bot_cpu, sys_s)
+
+
+def _play_in_child(args: tuple[str, str, int, int, None, bool, Any],
+                   results: mp.Queue[DecisionFigures | str]) -> None:
+    try:
+        results.put(play(*args))
+    except BaseException as exc:  # noqa: BLE001 - the parent reports it
+        args[-1].abort()  # no worker waits for this one
+        results.put(f"{type(exc).__name__}: {exc}")
+
+
+def play_parallel(league_name: str, sandbox: str, matches: int, workers: int,
+                  pin: bool = False) -> DecisionFigures:
+    """``workers`` forked processes at once, each with its own bots."""
+    context = mp.get_context("fork")
+    results: mp.Queue[DecisionFigures | str] = context.Queue()
+    barrier = context.Barrier(workers)
+    procs = [context.Process(target=_play_in_child,
+                             args=((league_name, sandbox, matches, w, None, pin, barrier),
+                                   results))
+             for w in range(workers)]
+    for proc in procs:
+        proc.start()
+    replies = [results.get() for _ in procs]
+    for proc in procs:
+        proc.join()
+    figures = [r for r in replies if isinstance(r, DecisionFigures)]
+    if len(figures) < len(replies):
+        raise RuntimeError(f"a benchmark worker failed: {[r for r in replies if isinstance(r, str)]}")
+    total = figures[0]
+    for each in figures[1:]:
+        total.add(each)
+    # decisions/s: everyone's decisions over the longest wall time (they ran at once)
+    return total
+
+
+def report(figures: DecisionFigures, ceiling: float, label: str) -> str:
+    f = figures
+    return (f"{label}: {f.decisions} decisions, {f.decisions_s:,.0f} decisions/s "
+            f"(= {f.decisions_s / ceiling:.1%} of the ceiling); per decision: harness CPU "
+            f"{f.per_decision_us(f.harness_cpu_s):.1f} us (kernel "
+            f"{f.per_decision_us(f.harness_sys_s):.1f} us; engine "
+            f"{f.per_decision_us(f.engine_cpu_s):.1f} us, the rest "
+            f"{f.per_decision_us(f.harness_cpu_s - f.engine_cpu_s):.1f} us), bot CPU "
+            f"{f.per_decision_us(f.bot_cpu_s):.1f} us")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--league", default="demo")
+    parser.add_argument("--sandbox", default="none,bwrap", help="none, bwrap, or both")
+    parser.add_argument("--matches", type=int, default=40, help="per worker and round")
+    parser.add_argument("--workers", default="1,2")
+    parser.add_argument("--rounds", type=int, default=3, help="best of this many")
+    parser.add_argument("--seconds", type=float, default=2.0, help="ceiling measurement")
+    parser.add_argument("--pin", action="store_true",
+                        help="experiment: each worker and its bots keep to one CPU")
+    parser.add_argument("--profile", metavar="FILE",
+                        help="cProfile one single-worker round into FILE and print its top")
+    args = parser.parse_args()
+    workers_list = [int(w) for w in args.workers.split(",")]
+    pairs = sorted(set(workers_list) | {1, 2})
+    ceilings = {k: round_trips_per_second(k, args.seconds) for k in pairs}
+    ceiling = max(ceilings.values())
+    print("pipe ceiling: " + ", ".join(f"{k} pair(s) {v:,.0f} round trips/s"
+                                       for k, v in ceilings.items()))
+    if args.profile:
+        figures = play(args.league, args.sandbox.split(",")[0], args.matches,
+                       profile=args.profile)
+        print(report(figures, ceiling, "profiled (slower)"))
+        pstats.Stats(args.profile).sort_stats("tottime").print_stats(25)
+        return
+    for mode in args.sandbox.split(","):
+        for workers in workers_list:
+            best: DecisionFigures | None = None
+            for _ in range(args.rounds):
+                figures = play_parallel(args.league, mode, args.matches, workers, args.pin)
+                if best is None or figures.decisions_s > best.decisions_s:
+                    best = figures
+            assert best is not None
+            pinned = ", pinned" if args.pin else ""
+            print(report(best, ceiling, f"sandbox {mode}, {workers} worker(s){pinned}, best of "
+                                        f"{args.rounds}"))
+
+
+if __name__ == "__main__":
+    main()
