@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test test-fast lint venv bench bench-engines golden clean
+.PHONY: run test test-fast lint venv bench bench-engines search-check golden clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -39,6 +39,10 @@ bench: $(STAMP)
 # Engine speed against the engines before this project's speed-ups.
 bench-engines: $(STAMP)
 	$(BIN)/python -m games.bench --baseline-git 4dfa2d2
+
+# The search bot in real leagues at the default limits, every game: faults and times.
+search-check: $(STAMP)
+	$(BIN)/python -m harness.search_check --deals 2
 
 golden: $(STAMP)
 	$(BIN)/python -m games.playthrough --write --dir tests/golden

@@ -1,8 +1,10 @@
 """Throughput benchmark: the sandbox's cost against ``--sandbox none``, then
 the harness's own cost per decision (harness/bench_decisions.py: matches
-in-process, no Ray), then the demo league on Ray with 1 and 2 workers, as
+in-process, no Ray), then the demo league on Ray with 1..N workers, as
 matches/s and bot decisions/s, and as a ratio to the machine's ceiling for
-bot traffic measured in the same run (harness/ceiling.py).
+bot traffic measured in the same run (harness/ceiling.py), and last a league
+of bots that use CPU (2 ms a decision) on 1..N workers, whose matches/s
+against one worker's is the scaling across cores.
 
     python -m harness.bench [--league demo] [--workers 1,2] [--matches-per-worker 1,2]
                             [--deals 60] [--seconds 3]
@@ -18,6 +20,7 @@ import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from harness.bench_decisions import play_parallel, report
 from harness.ceiling import round_trips_per_second
@@ -96,11 +99,35 @@ class LeagueFigures:
     played: int
 
 
+BENCH_BOTS = Path(__file__).resolve().parent / "bench_bots"
+CPU_LEAGUE = """name = "cpu"
+description = "benchmark: bots that think (2 ms of CPU a decision) against random"
+game = "limit"
+bots = ["spin", "random"]
+players = 3
+deals = {deals}
+"""
+
+
 def bench_league(league_name: str, workers: int, per_worker: int,
                  deals: int | None) -> LeagueFigures:
     league = load_league(league_name)
     if deals:
         league.deals = deals
+    return _run_figures(league, workers, per_worker)
+
+
+def bench_cpu_league(workers: int, deals: int) -> LeagueFigures:
+    """Matches/s of a league whose bots use CPU (harness/bench_bots/spin.toml,
+    2 ms a decision): what scaling across cores is about."""
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "cpu.toml"
+        path.write_text(CPU_LEAGUE.format(deals=deals))
+        league = load_league(str(path), bot_dirs=[BENCH_BOTS])
+    return _run_figures(league, workers, 1)
+
+
+def _run_figures(league: Any, workers: int, per_worker: int) -> LeagueFigures:
     marks: list[tuple[float, int]] = []
     with tempfile.TemporaryDirectory() as tmp:
         db = Path(tmp) / "bench.db"
@@ -172,6 +199,8 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=3.0)
     parser.add_argument("--matches-per-worker", default="1,2")
     parser.add_argument("--deals", type=int, default=60, help="override the league's deals")
+    parser.add_argument("--cpu-deals", type=int, default=40,
+                        help="deals of the league whose bots use CPU (scaling)")
     parser.add_argument("--quick", action="store_true", help="skip the 1,000,000-match schedule")
     args = parser.parse_args()
     mp.set_start_method("fork", force=True)
@@ -217,6 +246,13 @@ def main() -> None:
                   f"(= {f.decisions_s / ceiling:.1%} of the best pipe ceiling),{scaling} "
                   f"{f.process_starts / f.played:.3f} bot starts per match, "
                   f"start-up {f.startup_s:.1f}s of {f.elapsed_s:.1f}s")
+    cpu_base: float | None = None
+    for workers in workers_list:
+        f = bench_cpu_league(workers, args.cpu_deals)
+        cpu_base = cpu_base or f.matches_s
+        print(f"bots that think (2 ms CPU a decision), {workers} worker(s) x 1: "
+              f"{f.matches_s:.2f} matches/s, scaling {f.matches_s / (cpu_base * workers):.2f} "
+              "of linear")
 
 
 def _engine_figures(seconds: float = 0.5) -> None:
