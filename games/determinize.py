@@ -233,13 +233,13 @@ def _tile_hunt(obs: dict, rng: random.Random, decisions: int) -> Game:
 # ---- grazia ----------------------------------------------------------------
 @builder("grazia")
 def _grazia(obs: dict, rng: random.Random, decisions: int) -> Game:
-    from games.tennos import deck
-
     g = _blank("grazia", obs, decisions)
     n, me = g.num_players, obs["seat"]
     g.out_of_play = list(obs["out_of_play"])
     g.field = [list(p) for p in obs["field"]]
-    pool = _minus(deck(), obs["hand"], g.out_of_play, [c for p in g.field for c in p])
+    # every card once: the unseen cards, ascending (as _minus gives them)
+    seen = set(obs["hand"]).union(g.out_of_play, *g.field)
+    pool = [c for c in range(78) if c not in seen]
     rng.shuffle(pool)
     sizes, piles = obs["hand_sizes"], obs["pile_sizes"]
     _fit(pool, sum(sizes[s] for s in range(n) if s != me) + sum(piles), "grazia",

@@ -127,6 +127,44 @@ def test_fast_rollout_policies_pick_the_heuristics_moves(slug):
     assert same >= total - (3 if slug == "tile_hunt" else 0), f"{same}/{total}"
 
 
+@pytest.mark.parametrize("slug", ["kings_order", "grazia"])
+def test_fast_rollout_policies_keep_the_heuristics_moves_along_one_state(slug):
+    """As in a playout: one state carried through a match, with what the
+    policy keeps on it between moves (kings_order's model, kept for a turn)."""
+    heuristic, fast = load(slug), FAST[slug]
+    for seed in range(3):
+        state = get_game(slug).new(4, seed)
+        noise = random.Random(seed)
+        while not state.is_terminal():
+            seat, legal = state.current_player(), state.legal_actions()
+            obs, wire_legal = wire([state.observation(seat), legal])
+            index = fast(state, seat, legal, random.Random(state.decisions))
+            assert index == heuristic(obs, wire_legal, random.Random(state.decisions))
+            if noise.random() < 0.2:
+                index = noise.randrange(len(legal))
+            state.apply_unchecked(legal[index])
+
+
+def test_grazia_fast_playout_ends_where_stepping_the_policy_ends():
+    from bots.search.fast import grazia_playout
+
+    played = 0
+    for game, _seat, _obs, _legal in decision_points("grazia", 4, seed=7, noise=0.5):
+        if game.decisions % 4:
+            continue
+        stepped, fast = game.clone(), game.clone()
+        while not stepped.is_terminal():
+            options = stepped.legal_actions()
+            stepped.apply_unchecked(options[FAST["grazia"](stepped, stepped.current_player(),
+                                                           options, random.Random(0))])
+        grazia_playout(fast)
+        skip = ("rng", "events")
+        assert ({k: v for k, v in fast.__dict__.items() if k not in skip}
+                == {k: v for k, v in stepped.__dict__.items() if k not in skip})
+        played += 1
+    assert played > 10
+
+
 def test_search_is_reproducible_with_a_fixed_number_of_playouts():
     points = [p for p in decision_points("cat_in_the_box", 4, seed=2) if p[1] == 0][5:12]
     choices = []

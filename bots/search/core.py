@@ -147,6 +147,8 @@ class Searcher:
         policy = self.policy
         cap = self.cap
         if cfg.round_of is None:
+            if cfg.fast_playout is not None and cfg.policy == "heuristic":
+                cfg.fast_playout(state)
             while not state.is_terminal() and state.decisions < cap:
                 legal = state.legal_actions()
                 index = 0 if len(legal) == 1 else policy(state, state.current_player(), legal, rng)
