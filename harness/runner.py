@@ -134,6 +134,8 @@ class RunSummary:
     startup_s: float = 0.0  # starting the engine (Ray) and the workers
     unplayed: int = 0  # left for a later run: a bot in them did not start
     broken: list[str] = field(default_factory=list)  # bot ids that never started
+    # the last line of each harness error's traceback (the first few), to say what went wrong
+    error_lines: list[str] = field(default_factory=list)
 
     @property
     def rate(self) -> float:
@@ -376,7 +378,8 @@ def run_league(league: League, store: Store, workers: int | None = None, engine:
     # what the lazy scan did not reach yet (a stop) is not known to be done
     return RunSummary(scheduled, pending.skipped, state.played, state.faulted, starts,
                       time.perf_counter() - started, state.outcome == "interrupted",
-                      state.errors, state.startup_s, state.unplayed, sorted(state.broken))
+                      state.errors, state.startup_s, state.unplayed, sorted(state.broken),
+                      state.error_lines)
 
 
 @dataclass
@@ -386,6 +389,7 @@ class _RunState:
     played: int = 0
     faulted: int = 0
     errors: int = 0
+    error_lines: list[str] = field(default_factory=list)
     startup_s: float = 0.0
     outcome: str = "finished"
     unplayed: int = 0
@@ -400,6 +404,9 @@ class _RunState:
             scheduled = self.schedules.pop(result.match_id)
             if isinstance(result, MatchError):
                 self.errors += 1
+                if len(self.error_lines) < 5:
+                    lines = result.traceback.strip().splitlines()
+                    self.error_lines.append(f"{result.match_id}: {lines[-1] if lines else '?'}")
                 log.error("harness error in match %s (not stored; a later run retries it):\n%s",
                           result.match_id, result.traceback)
                 continue

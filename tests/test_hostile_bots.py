@@ -132,7 +132,8 @@ def test_hostile_bot_is_contained(tmp_path, mode, monkeypatch):
     elapsed = time.monotonic() - started
     rss_growth = psutil.Process().memory_info().rss - rss_before
 
-    assert summary.errors == 0 and summary.played == league.size() == 3
+    assert summary.errors == 0, summary.error_lines
+    assert summary.played == league.size() == 3
     assert_exactly_the_schedule(tmp_path / "results.db", league)
     faults = seat_faults(tmp_path / "results.db", league.name)
     for innocent in INNOCENTS:
@@ -217,7 +218,8 @@ def test_hostile_bots_together_on_ray(tmp_path):
     bots = [hostile_manifest(tmp_path, m) for m in ("escape", "crash", "extra_replies")] + [spy]
     league, store, summary = play(tmp_path, "h_ray", [*bots, "random"], Sandbox("bwrap"),
                                   engine="ray")
-    assert summary.errors == 0 and summary.played == league.size()
+    assert summary.errors == 0, summary.error_lines
+    assert summary.played == league.size()
     assert_exactly_the_schedule(tmp_path / "results.db", league)
     faults = seat_faults(tmp_path / "results.db", league.name)
     assert all(kind is None for kind, *_ in faults["random"])

@@ -225,6 +225,7 @@ def test_a_harness_error_in_one_match_does_not_end_the_run(tmp_path, monkeypatch
     store = Store(tmp_path / "r.db")
     summary = run_league(league, store, workers=1, engine="inline")
     assert summary.errors == 1 and summary.played == league.size() - 1
+    assert summary.error_lines == [f"{doomed}: RuntimeError: engine bug"]
     assert doomed not in stored_ids(tmp_path / "r.db", "buggy")
     monkeypatch.setattr(runner, "run_match", real_run_match)
     again = run_league(league, store, workers=1, engine="inline")
