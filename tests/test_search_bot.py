@@ -255,8 +255,8 @@ def test_search_beats_the_heuristic_at_limit():
 
 @pytest.mark.slow
 def test_search_beats_the_heuristic_at_cat_in_the_box():
-    # measured: 0.84 of these 48 pairwise results (0.83 over 240 at 100 ms)
-    assert pairwise("cat_in_the_box", deals=4, iterations=200) >= 0.7
+    # measured: 0.81 of these 48 pairwise results (0.84 at 200 playouts; 0.83 over 240 at 100 ms)
+    assert pairwise("cat_in_the_box", deals=4, iterations=100) >= 0.7
 
 
 @pytest.mark.slow
