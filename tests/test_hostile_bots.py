@@ -87,8 +87,14 @@ def escapees() -> list[psutil.Process]:
 
 
 def leftover_cgroups() -> list[Path]:
-    prefix = f"card-league-{os.getpid()}-"
-    return [p for p in Path("/sys/fs/cgroup/pids").rglob(f"{prefix}*")] if probe().cgroups else []
+    """This process's bot slots still in the pids hierarchy (where the sandbox
+    makes them: under the harness's own group; no walk through other runs')."""
+    from harness.sandbox import _own_cgroup
+
+    parent = _own_cgroup("pids")
+    if not probe().cgroups or parent is None:
+        return []
+    return list(parent.glob(f"card-league-{os.getpid()}-*"))
 
 
 def play(tmp_path: Path, name: str, bots: list[str], sandbox: Sandbox, engine: str = "inline",
