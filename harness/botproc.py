@@ -272,12 +272,12 @@ class PipeTransport:
                 return message
             remaining = deadline - time.monotonic()
             if remaining <= 0:
-                raise BotTimeout("no answer before the deadline")
+                raise self._timeout_error()
             # poll takes whole milliseconds: round up, the loop checks the deadline itself
             ready = self._watch.poll(int(remaining * 1000) + 1)
             if not ready:
                 if deadline - time.monotonic() <= 0:
-                    raise BotTimeout("no answer before the deadline")
+                    raise self._timeout_error()
                 continue
             if not any(fd == stdout_fd for fd, _ in ready):
                 # The bot exited while something it started still holds stdout open.
@@ -286,6 +286,15 @@ class PipeTransport:
             if not data:
                 raise self._exit_error()
             reader.feed(data)
+
+    def _timeout_error(self) -> BotError:
+        """A bot that broke a limit and then went quiet (a memory bomb thrashing
+        against its cap) is reported for the limit, not for thinking too long."""
+        if self.slot is not None:
+            breach = self.slot.limit_breach(None, self._stderr.tail())
+            if breach:
+                return BotLimitExceeded(f"{breach} (and it gave no answer before the deadline)")
+        return BotTimeout("no answer before the deadline")
 
     def _exit_error(self, what: str = "") -> BotError:
         code = self._wait_briefly()

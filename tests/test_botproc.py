@@ -9,6 +9,7 @@ from harness.botproc import (
     BotClient,
     BotCrashed,
     BotIllegalAction,
+    BotLimitExceeded,
     BotState,
     BotStateError,
     BotTimeout,
@@ -224,3 +225,37 @@ def test_the_stderr_reader_stops_and_closes_its_own_file():
     assert not drain._thread.is_alive() and drain._stream.closed
     tail = transport.stderr_tail()
     assert len(tail) == 4096 and set(tail) == {"x"}, "the last 4 KiB, as PROTOCOL.md says"
+
+
+class FakeSlot:
+    """A sandbox slot whose bot broke (or kept) its limits."""
+
+    def __init__(self, breach: str) -> None:
+        self.breach = breach
+
+    def cpu_seconds(self, pid: int) -> float:
+        return 0.0
+
+    def live_breach(self) -> str:
+        return ""
+
+    def limit_breach(self, exit_code, stderr_tail: str) -> str:
+        return self.breach
+
+    def release(self) -> None:
+        pass
+
+
+@pytest.mark.parametrize("breach,fault", [("", BotTimeout), ("memory limit: 256 MiB", BotLimitExceeded)])
+def test_a_silent_bot_times_out_unless_it_broke_a_limit_first(breach, fault):
+    """A memory bomb thrashing against its cap misses the deadline: the limit
+    is the cause, and the fault says so."""
+    transport = PipeTransport([sys.executable, "-c", "import time; time.sleep(30)"],
+                              slot=FakeSlot(breach))
+    try:
+        transport.send({"type": "act"}, time.monotonic() + 1)
+        with pytest.raises(fault) as caught:
+            transport.receive(time.monotonic() + 0.2)
+        assert (breach or "no answer before the deadline") in str(caught.value)
+    finally:
+        transport.close(0.0)
