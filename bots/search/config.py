@@ -120,8 +120,12 @@ CONFIGS: dict[str, GameConfig] = {
     "target": GameConfig(
         round_of=lambda g: g.round, remaining=_target_left, sigma=0.7, depth=2,
         estimate=_target_estimate),
+    # z_final 0.8 rather than 1.3: +100 [+69, +132] against +70 [+36, +106] Elo
+    # at 205 playouts on the same 60 deals (leaves the heuristic's move in 21%
+    # of searches rather than 17%)
     "all_aboard": GameConfig(
-        round_of=lambda g: g.round, remaining=_rounds_left("round", "rounds"), sigma=10.7),
+        round_of=lambda g: g.round, remaining=_rounds_left("round", "rounds"), sigma=10.7,
+        z_final=0.8),
     "tenos_square": GameConfig(
         round_of=lambda g: g.deal, remaining=_rounds_left("deal", "deals"), sigma=43.0),
     "twin_shoot": GameConfig(
