@@ -733,16 +733,16 @@ def seven_peak_policy(state, seat: int, legal: list, rng: random.Random) -> int:
         return 0
     piles = state.area
     if step == "put":
-        card = _sp_best_first(hand, counts, piles, ctx)
+        card = h._best_first(hand, counts, piles, ctx, seven_peak_hand_value)
         return legal.index(("put", card))
     if step == "more":
         stop_score = seven_peak_hand_value(hand, counts, ctx) + h._peak_vp(counts)
-        second = _sp_best_second(hand, counts, piles, ctx)
+        second = h._best_second(hand, counts, piles, ctx, value=seven_peak_hand_value)
         if second and second[0] > stop_score + 0.3:
             return legal.index(("put", second[1]))
         return legal.index("stop")
     if step == "take":
-        take = _sp_best_take(hand, counts, piles, ctx)
+        take = h._best_take(hand, counts, piles, ctx, seven_peak_hand_value)
         return legal.index(("take", take[1], take[2]))
     return rng.randrange(len(legal))
 
@@ -757,72 +757,6 @@ def _sp_turns_left(state, seat: int) -> float:
         turns = len(state.hands[s]) / 1.7
         best = min(best, turns + (1 if s < seat else 0))
     return max(1.0, best)
-
-
-def _sp_peak_vp(counts) -> int:
-    return sum(counts[x - 1] for x in range(1, 7) if counts[x - 1] and x + counts[x - 1] >= 8)
-
-
-def _sp_best_take(hand, counts, piles, ctx):
-    best = None
-    for x in range(1, 7):
-        for card in sorted(set(piles[x - 1])):
-            area = list(counts)
-            area[x - 1] -= 1
-            score = seven_peak_hand_value(list(hand) + [card], area, ctx) + _sp_peak_vp(area)
-            if best is None or score > best[0]:
-                best = (score, x, card)
-    return best
-
-
-def _sp_put(hand, counts, piles, card):
-    rest = list(hand)
-    rest.remove(card)
-    area = list(counts)
-    area[card % 6] += 1
-    new_piles = [list(p) for p in piles]
-    new_piles[card % 6].append(card)
-    return rest, area, new_piles
-
-
-def _sp_best_second(hand, counts, piles, ctx, width: int = 4):
-    singles = []
-    for b in sorted(set(hand)):
-        rest, area, _ = _sp_put(hand, counts, piles, b)
-        singles.append((seven_peak_hand_value(rest, area, ctx) + _sp_peak_vp(area), b))
-    singles.sort(reverse=True)
-    best = None
-    for _, b in singles[:width]:
-        rest, area, new_piles = _sp_put(hand, counts, piles, b)
-        take = _sp_best_take(rest, area, new_piles, ctx)
-        if take and (best is None or take[0] > best[0]):
-            best = (take[0], b)
-    return best
-
-
-def _sp_danger(counts, card) -> float:
-    x = card % 6 + 1
-    if x + counts[x - 1] == 7 and counts[x - 1] >= 2:
-        return 0.5 * counts[x - 1]
-    return 0.0
-
-
-def _sp_best_first(hand, counts, piles, ctx):
-    singles = []
-    for a in sorted(set(hand)):
-        rest, area, _ = _sp_put(hand, counts, piles, a)
-        score = seven_peak_hand_value(rest, area, ctx) + _sp_peak_vp(area) - _sp_danger(area, a)
-        singles.append((score, a))
-    singles.sort(reverse=True)
-    best = singles[0]
-    for _, a in singles[:3]:
-        rest, area, new_piles = _sp_put(hand, counts, piles, a)
-        if not rest:
-            continue
-        second = _sp_best_second(rest, area, new_piles, ctx, width=3)
-        if second and second[0] > best[0] + 0.3:
-            best = (second[0], a)
-    return best[1]
 
 
 # ---- tenos_square --------------------------------------------------------------------
@@ -1259,6 +1193,8 @@ def twin_shoot_prior(state, seat: int, legal: list) -> list[float]:
 @prior("seven_peak")
 def seven_peak_prior(state, seat: int, legal: list) -> list[float]:
     """The heuristic's own scores of the hand after each put or take."""
+    from bots.heuristics import seven_peak as h
+
     step = state.step
     hand = state.hands[seat]
     counts = [len(p) for p in state.area]
@@ -1273,17 +1209,13 @@ def seven_peak_prior(state, seat: int, legal: list) -> list[float]:
         values = []
         for action in legal:
             if action == "stop":
-                values.append(seven_peak_hand_value(hand, counts, ctx) + _sp_peak_vp(counts))
+                values.append(seven_peak_hand_value(hand, counts, ctx) + h._peak_vp(counts))
                 continue
-            rest, area, _ = _sp_put(hand, counts, piles, action[1])
-            values.append(seven_peak_hand_value(rest, area, ctx) + _sp_peak_vp(area)
-                          - _sp_danger(area, action[1]))
+            rest, area, _ = h._put(hand, counts, piles, action[1])
+            values.append(seven_peak_hand_value(rest, area, ctx) + h._peak_vp(area)
+                          - h._danger(area, action[1]))
         return values
     if step == "take":
-        values = []
-        for _, x, card in legal:
-            area = list(counts)
-            area[x - 1] -= 1
-            values.append(seven_peak_hand_value(list(hand) + [card], area, ctx) + _sp_peak_vp(area))
-        return values
+        return [h._after_take(hand, counts, x, card, ctx, seven_peak_hand_value)
+                for _, x, card in legal]
     return [0.0] * len(legal)
