@@ -12,6 +12,8 @@ one-card hand for the rest of the deal.
 from __future__ import annotations
 
 import random
+from collections.abc import Callable, Sequence
+from typing import Any
 
 from games.tennos import rank_of
 from games.tenos_square import next_direction, row_score
@@ -58,41 +60,46 @@ def best_for(row: list, card: int, num_players: int) -> tuple[float, int]:
 
 
 def choose(obs: dict, legal: list, rng: random.Random) -> int:
-    phase = obs["phase"]
-    seat = obs["seat"]
-    n = obs["num_players"]
-    row = obs["rows"][seat]
+    return decide(obs["phase"], obs["rows"][obs["seat"]], obs["hand"], obs["centre"],
+                  obs["playing"], obs["num_players"], legal)
+
+
+BestFor = Callable[[Any, int, int], "tuple[float, int]"]
+
+
+def decide(phase: str, row: Sequence[int | None], hand: Sequence[int], centre: Sequence[int],
+           playing: int | None, n: int, legal: list, best: BestFor = best_for) -> int:
+    """The choice from the parts of the view it reads. ``best(row, card, n)``
+    values a card for the row: ``best_for`` here; the search's rollouts pass a
+    cached one (bots.search.fast), keyed by the row as a tuple."""
     if phase == "centre":
         # give away the card closest to the middle: the ends are the easiest to fit
-        hand = [a[1] for a in legal]
-        pick = min(hand, key=lambda c: (abs(rank_of(c) - 5.5), c))
-        return legal.index(["centre", pick])
+        cards = [a[1] for a in legal]
+        return cards.index(min(cards, key=lambda c: (abs(rank_of(c) - 5.5), c)))
     if phase == "exchange":
-        hand_best = max(best_for(row, c, n)[0] for c in obs["hand"])
-        centre_best = max(
-            (best_for(row, c, n)[0] for c in obs["centre"]), default=float("-inf")
-        )
+        hand_best = max(best(row, c, n)[0] for c in hand)
+        centre_best = max((best(row, c, n)[0] for c in centre), default=float("-inf"))
         if centre_best - hand_best > EXCHANGE_MARGIN:
             return legal.index("exchange")
         return legal.index("no_exchange")
     if phase == "put":
         # keep the card that fits best: put the worst first
-        values = [best_for(row, a[1], n)[0] for a in legal]
+        values = [best(row, a[1], n)[0] for a in legal]
         return values.index(min(values))
     if phase == "take":
         best_index, best_value = len(legal) - 1, float("-inf")
         for index, action in enumerate(legal):
             if action == "deck":
                 continue
-            value = best_for(row, action[1], n)[0]
+            value = best(row, action[1], n)[0]
             if value > best_value:
                 best_index, best_value = index, value
         return best_index
     if phase == "play":
-        values = [best_for(row, a[1], n)[0] for a in legal]
+        values = [best(row, a[1], n)[0] for a in legal]
         return values.index(max(values))
     # place
-    card = obs["playing"]
-    values = [place_value(row, card, a[1], n) for a in legal]
-    top = max(values)
-    return values.index(top)
+    assert playing is not None
+    row_list = list(row)
+    values = [place_value(row_list, playing, a[1], n) for a in legal]
+    return values.index(max(values))

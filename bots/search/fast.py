@@ -779,43 +779,12 @@ def _tenos_best_for(row: tuple, card: int, n: int) -> tuple[float, int]:
 def tenos_square_policy(state, seat: int, legal: list, rng: random.Random) -> int:
     """The tenos_square heuristic's ``choose`` with its row valuations cached
     (a row changes once per turn; every playout asks about the same rows)."""
-    from bots.heuristics.tenos_square import place_value
+    from bots.heuristics.tenos_square import decide
 
     if len(legal) == 1:
         return 0
-    phase = state.phase
-    n = state.num_players
-    row = tuple(state._visible_row(seat))
-    if phase == "centre":
-        hand = [a[1] for a in legal]
-        pick = min(hand, key=lambda c: (abs(c % 13 + 1 - 5.5), c))
-        return legal.index(("centre", pick))
-    if phase == "exchange":
-        hand_best = max(_tenos_best_for(row, c, n)[0] for c in state.hands[seat])
-        centre_best = max((_tenos_best_for(row, c, n)[0] for c in state.centre),
-                          default=float("-inf"))
-        if centre_best - hand_best > 3.0:
-            return legal.index("exchange")
-        return legal.index("no_exchange")
-    if phase == "put":
-        values = [_tenos_best_for(row, a[1], n)[0] for a in legal]
-        return values.index(min(values))
-    if phase == "take":
-        best_index, best_value = len(legal) - 1, float("-inf")
-        for index, action in enumerate(legal):
-            if action == "deck":
-                continue
-            value = _tenos_best_for(row, action[1], n)[0]
-            if value > best_value:
-                best_index, best_value = index, value
-        return best_index
-    if phase == "play":
-        values = [_tenos_best_for(row, a[1], n)[0] for a in legal]
-        return values.index(max(values))
-    card = state.playing
-    row_list = list(row)
-    values = [place_value(row_list, card, a[1], n) for a in legal]
-    return values.index(max(values))
+    return decide(state.phase, tuple(state._visible_row(seat)), state.hands[seat], state.centre,
+                  state.playing, state.num_players, legal, _tenos_best_for)
 
 
 # ---- tile_hunt -----------------------------------------------------------------------
