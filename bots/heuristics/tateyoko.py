@@ -45,8 +45,12 @@ def choose(obs: dict, legal: list, rng: random.Random) -> int:
     if len(legal) == 1:
         return 0
     grid = {(x, y): c for x, y, c in obs["grid"]}
-    hand = list(obs["hand"])
-    turn = [(x, y) for x, y, _ in obs["turn"]]
+    return decide(grid, list(obs["hand"]), [(x, y) for x, y, _ in obs["turn"]], legal, rng)
+
+
+def decide(grid: dict, hand: list, turn: list, legal: list, rng: random.Random) -> int:
+    """The choice from the grid ({(x, y): card}), the hand and this turn's
+    cells (the search's rollouts call it on engine states)."""
     # index 0 is "pass" (first step) or "stop" (later steps)
     best_index = 0 if turn else None
     best_value = hand_value(hand) if turn else float("-inf")
@@ -54,13 +58,20 @@ def choose(obs: dict, legal: list, rng: random.Random) -> int:
         if isinstance(action, str):
             continue
         c, x, y = action
-        grid[(x, y)] = c
-        rest = list(hand)
-        rest.remove(c)
-        turn.append((x, y))
-        value = best_line(grid, rest, turn, [400]) + rng.random() * 1e-3
-        turn.pop()
-        del grid[(x, y)]
+        value = placed_value(grid, hand, turn, c, x, y) + rng.random() * 1e-3
         if value > best_value:
             best_value, best_index = value, index
     return 0 if best_index is None else best_index
+
+
+def placed_value(grid: dict, hand: list, turn: list, card: int, x: int, y: int) -> float:
+    """The best line after laying ``card`` at (x, y); ``grid`` and ``turn``
+    are left as they were."""
+    grid[(x, y)] = card
+    rest = list(hand)
+    rest.remove(card)
+    turn.append((x, y))
+    value = best_line(grid, rest, turn, [400])
+    turn.pop()
+    del grid[(x, y)]
+    return value

@@ -937,29 +937,11 @@ def twin_shoot_policy(state, seat: int, legal: list, rng: random.Random) -> int:
 # ---- tateyoko ------------------------------------------------------------------------
 @fast("tateyoko")
 def tateyoko_policy(state, seat: int, legal: list, rng: random.Random) -> int:
-    from bots.heuristics.tateyoko import best_line, hand_value
+    from bots.heuristics.tateyoko import decide
 
     if len(legal) == 1:
         return 0
-    grid = dict(state.grid)
-    hand = list(state.hands[seat])
-    turn = list(state.turn)
-    best_index = 0 if turn else None
-    best_value = hand_value(hand) if turn else float("-inf")
-    for index, action in enumerate(legal):
-        if isinstance(action, str):
-            continue
-        c, x, y = action
-        grid[(x, y)] = c
-        rest = list(hand)
-        rest.remove(c)
-        turn.append((x, y))
-        value = best_line(grid, rest, turn, [400]) + rng.random() * 1e-3
-        turn.pop()
-        del grid[(x, y)]
-        if value > best_value:
-            best_value, best_index = value, index
-    return 0 if best_index is None else best_index
+    return decide(dict(state.grid), list(state.hands[seat]), list(state.turn), legal, rng)
 
 
 # ---- seven_peak: the heuristic's set valuation, without building the sets ---------
@@ -1039,25 +1021,13 @@ def prior(slug: str) -> Callable[[Prior], Prior]:
 
 @prior("tateyoko")
 def tateyoko_prior(state, seat: int, legal: list) -> list[float]:
-    from bots.heuristics.tateyoko import best_line, hand_value
+    from bots.heuristics.tateyoko import hand_value, placed_value
 
     grid = dict(state.grid)
     hand = list(state.hands[seat])
     turn = list(state.turn)
-    values = []
-    for action in legal:
-        if isinstance(action, str):
-            values.append(hand_value(hand))
-            continue
-        c, x, y = action
-        grid[(x, y)] = c
-        rest = list(hand)
-        rest.remove(c)
-        turn.append((x, y))
-        values.append(best_line(grid, rest, turn, [400]))
-        turn.pop()
-        del grid[(x, y)]
-    return values
+    return [hand_value(hand) if isinstance(action, str)
+            else placed_value(grid, hand, turn, *action) for action in legal]
 
 
 @prior("kings_order")
