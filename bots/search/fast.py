@@ -21,6 +21,7 @@ import random
 from collections.abc import Callable
 from typing import Any
 
+from bots.heuristics.kings_order import CARD_KEEP, TOOL_SHARE
 from games.determinize import narrow_rank_bounds
 
 FastPolicy = Callable[[Any, int, list, random.Random], int]
@@ -578,7 +579,7 @@ class _KingsModel:
         return found
 
     def keep_value(self, card: int) -> float:
-        return 1.0 + 0.3 * self.gain(_KO_RANK[card])
+        return CARD_KEEP + TOOL_SHARE * self.gain(_KO_RANK[card])
 
 
 def _ko_model(state, seat: int) -> _KingsModel:
@@ -602,7 +603,7 @@ def kings_order_values(state, seat: int, legal: list) -> list[float]:
     hand = state.hands[seat]
     if phase == "play":
         gain, rank = model.gain, _KO_RANK
-        keep = [1.0 + 0.3 * gain(rank[c]) for c in hand]  # keep_value
+        keep = [CARD_KEEP + TOOL_SHARE * gain(rank[c]) for c in hand]  # keep_value
         values = []
         last = len(hand) - 1
         for i, card in enumerate(legal):
