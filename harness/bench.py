@@ -1,6 +1,7 @@
 """Throughput benchmark: the sandbox's cost against ``--sandbox none``, then
 the harness's own cost per decision (harness/bench_decisions.py: matches
-in-process, no Ray), then the demo league on Ray with 1..N workers, as
+in-process, no Ray; with the league's bots, then with trivial bots against
+the same traffic without the harness), then the demo league on Ray with 1..N workers, as
 matches/s and bot decisions/s, and as a ratio to the machine's ceiling for
 bot traffic measured in the same run (harness/ceiling.py), and last a league
 of bots that use CPU (2 ms a decision) on 1..N workers, whose matches/s
@@ -22,8 +23,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from harness.bench_decisions import play_parallel, report
-from harness.ceiling import round_trips_per_second
+from harness.bench_decisions import league_from_text, load_bench_league, play_parallel, report
+from harness.ceiling import round_trips_per_second, traffic_round_trips
 from harness.league import load_league
 from harness.runner import run_league
 from harness.store import Store
@@ -99,7 +100,6 @@ class LeagueFigures:
     played: int
 
 
-BENCH_BOTS = Path(__file__).resolve().parent / "bench_bots"
 CPU_LEAGUE = """name = "cpu"
 description = "benchmark: bots that think (2 ms of CPU a decision) against random"
 game = "limit"
@@ -120,11 +120,7 @@ def bench_league(league_name: str, workers: int, per_worker: int,
 def bench_cpu_league(workers: int, deals: int) -> LeagueFigures:
     """Matches/s of a league whose bots use CPU (harness/bench_bots/spin.toml,
     2 ms a decision): what scaling across cores is about."""
-    with tempfile.TemporaryDirectory() as tmp:
-        path = Path(tmp) / "cpu.toml"
-        path.write_text(CPU_LEAGUE.format(deals=deals))
-        league = load_league(str(path), bot_dirs=[BENCH_BOTS])
-    return _run_figures(league, workers, 1)
+    return _run_figures(league_from_text(CPU_LEAGUE.format(deals=deals)), workers, 1)
 
 
 def _run_figures(league: Any, workers: int, per_worker: int) -> LeagueFigures:
@@ -222,8 +218,17 @@ def main() -> None:
     for workers in sorted({1, min(2, cores)}):
         figures = max((play_parallel(args.league, "bwrap", 30, workers) for _ in range(3)),
                       key=lambda f: f.decisions_s)
-        print(report(figures, ceiling, f"harness alone (no Ray), {workers} worker(s), "
-                                       "best of 3"))
+        print(report(figures, ceiling, f"harness alone (no Ray), {args.league} bots, "
+                                       f"{workers} worker(s), best of 3"))
+    trivial = load_bench_league("trivial")
+    for workers in sorted({1, min(2, cores)}):
+        traffic = traffic_round_trips(trivial.game, trivial.players, workers, args.seconds)
+        figures = max((play_parallel("trivial", "bwrap", 30, workers) for _ in range(3)),
+                      key=lambda f: f.decisions_s)
+        print(f"{trivial.game} traffic to {trivial.players} trivial bots without the harness, "
+              f"{workers} driver(s): {traffic:,.0f} round trips/s")
+        print(report(figures, ceiling, f"harness alone (no Ray), trivial bots, {workers} "
+                                       "worker(s), best of 3", traffic))
     _engine_figures()
     print(f"Ray start-up (embedded): {ray_startup_s():.1f} s")
     print(f"store writes: {store_write_rate():,.0f} matches/s (one transaction each)")

@@ -2,20 +2,26 @@
 this process (no Ray), so the figures are the harness's own.
 
 Plays ``--matches`` matches of a league's game (default: the demo league,
-``limit`` at 3 players, random against heuristic) after one warm-up match
-that starts the bot processes, then prints, per decision:
+``limit`` at 3 players, random against heuristic; ``--league trivial``: the
+same game between trivial bots, harness/bench_bots/trivial_bot.py, the pipe
+ceiling's bot speaking the protocol) after a warm-up that starts the bot
+processes, then prints, per decision:
 
 - harness CPU (this process: match loop, engine, msgpack, pipe I/O), and
   the engine's share of it (the same matches replayed without bots);
 - bot CPU (all bot processes, from their control groups or /proc);
 - decisions/s, and the ratio to the pipe round-trip ceiling
-  (harness/ceiling.py) measured in the same run.
+  (harness/ceiling.py) measured in the same run; with trivial bots also the
+  ratio to the same bots asked the same requests in the same seat order by a
+  bare driver (the traffic without the harness).
 
 ``--workers 2`` plays in that many forked processes at once (as the league
-runner does with 2 Ray workers) and compares with the ceiling at as many pairs.
+runner does with 2 Ray workers); ``--in-flight 2`` plays that many matches
+at a time per worker on threads (a league's ``--matches-per-worker``).
 
-    python -m harness.bench_decisions [--sandbox none|bwrap] [--matches 40]
-                                      [--workers 1] [--profile] [--rounds 3]
+    python -m harness.bench_decisions [--league demo|trivial|FILE] [--sandbox none|bwrap]
+                                      [--matches 40] [--workers 1,2] [--in-flight 1,2]
+                                      [--profile FILE] [--rounds 3]
 """
 
 from __future__ import annotations
@@ -26,16 +32,46 @@ import multiprocessing as mp
 import os
 import pstats
 import resource
+import tempfile
 import time
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from games import get_game
 from harness.botproc import _same_on_the_wire
-from harness.ceiling import round_trips_per_second
-from harness.league import load_league
-from harness.match import BotPool, run_match
+from harness.ceiling import round_trips_per_second, traffic_round_trips
+from harness.league import League, load_league
+from harness.match import BotPool, MatchResult, run_match
 from harness.sandbox import Sandbox
+
+BENCH_BOTS = Path(__file__).resolve().parent / "bench_bots"
+# The issue's "trivial bots": the pipe ceiling's bot speaking the protocol, so
+# harness + trivial bot is compared with driver + the same bot, no harness.
+TRIVIAL_LEAGUE = """name = "trivial"
+description = "benchmark: the least a bot can do, on both sides of the demo's game"
+game = "limit"
+bots = ["trivial_a", "trivial_b"]
+players = 3
+deals = 20
+"""
+
+
+def league_from_text(text: str) -> League:
+    """A league file's text, with the benchmark bots on the search path."""
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "bench.toml"
+        path.write_text(text)
+        return load_league(str(path), bot_dirs=[BENCH_BOTS])
+
+
+def load_bench_league(name: str) -> League:
+    """A league by name or path, with the benchmark bots (harness/bench_bots)
+    on the search path; ``trivial`` is built in."""
+    if name == "trivial":
+        return league_from_text(TRIVIAL_LEAGUE)
+    return load_league(name, bot_dirs=[BENCH_BOTS])
 
 
 @dataclass
@@ -89,49 +125,64 @@ def _engine_cpu(game_slug: str, replays: list[dict[str, Any]]) -> float:
 
 def play(league_name: str = "demo", sandbox: str = "none", matches: int = 40,
          offset: int = 0, profile: str | None = None, pin: bool = False,
-         barrier: Any = None) -> DecisionFigures:
+         in_flight: int = 1, barrier: Any = None) -> DecisionFigures:
     """Matches in this process, with a warm pool: the figures of the loop alone.
-    ``pin``: this process and its bots (which inherit it) keep to one CPU."""
+    ``in_flight`` matches at a time on threads, as a league worker plays them
+    (``--matches-per-worker``). ``pin``: this process and its bots (which
+    inherit it) keep to one CPU."""
     if pin:
         cpus = sorted(os.sched_getaffinity(0))
         os.sched_setaffinity(0, {cpus[offset % len(cpus)]})
-    league = load_league(league_name)
+    league = load_bench_league(league_name)
     pool = BotPool(league.specs, league.limits, Sandbox(sandbox), league.bundles)
     players, game = league.players, league.game
+    executor = ThreadPoolExecutor(in_flight) if in_flight > 1 else None
+
+    def play_all(first_seed: int, count: int, label: str) -> list[MatchResult]:
+        def one(item: tuple[int, list[str]]) -> MatchResult:
+            i, lineup = item
+            return run_match(game, first_seed + i, lineup, pool, f"{label}-{offset}-{i}")
+        lineups = list(enumerate(_lineups(league.bots, players, count, offset)))
+        return list(executor.map(one, lineups)) if executor else [one(x) for x in lineups]
+
     try:
-        for lineup in _lineups(league.bots, players, len(league.bots), offset):  # warm-up
-            run_match(game, 10_000 + offset, lineup, pool, f"warm-{offset}")
+        # warm-up: every bot process the measured stretch can use is started
+        clients = [pool.acquire(bot) for bot in league.bots for _ in range(players * in_flight)]
+        for client in clients:
+            pool.release(client)
+        play_all(10_000 * (offset + 1), len(league.bots) * in_flight, "warm")
         if barrier is not None:  # workers measure the same stretch of time
             barrier.wait()
         bot_before = _bot_cpu(pool)
         starts_before = pool.total_starts()
         profiler = cProfile.Profile(time.thread_time) if profile else None
-        decisions, replays = 0, []
         wall, cpu = time.perf_counter(), time.process_time()
         sys_s = resource.getrusage(resource.RUSAGE_SELF).ru_stime
         if profiler:
             profiler.enable()
-        for i, lineup in enumerate(_lineups(league.bots, players, matches, offset)):
-            result = run_match(game, 1000 * offset + i, lineup, pool, f"bench-{offset}-{i}")
-            if any(result.faults):
-                raise RuntimeError(f"a bot faulted in the benchmark: {result.faults}")
-            decisions += result.decisions
-            replays.append(result.replay)
+        results = play_all(1000 * offset, matches, "bench")
         if profiler:
             profiler.disable()
         cpu, wall = time.process_time() - cpu, time.perf_counter() - wall
         sys_s = resource.getrusage(resource.RUSAGE_SELF).ru_stime - sys_s
+        faulted = [r.faults for r in results if any(r.faults)]
+        if faulted:
+            raise RuntimeError(f"a bot faulted in the benchmark: {faulted[0]}")
         if pool.total_starts() != starts_before:
-            raise RuntimeError("bot processes were restarted during the benchmark")
+            raise RuntimeError("bot processes were started during the measured stretch")
         bot_cpu = _bot_cpu(pool) - bot_before
     finally:
+        if executor is not None:
+            executor.shutdown()
         pool.close()
     if profiler and profile:
         profiler.dump_stats(profile)
-    return DecisionFigures(decisions, wall, cpu, _engine_cpu(game, replays), bot_cpu, sys_s)
+    decisions = sum(r.decisions for r in results)
+    engine_cpu = _engine_cpu(game, [r.replay for r in results])
+    return DecisionFigures(decisions, wall, cpu, engine_cpu, bot_cpu, sys_s)
 
 
-def _play_in_child(args: tuple[str, str, int, int, None, bool, Any],
+def _play_in_child(args: tuple[str, str, int, int, None, bool, int, Any],
                    results: mp.Queue[DecisionFigures | str]) -> None:
     try:
         results.put(play(*args))
@@ -141,13 +192,13 @@ def _play_in_child(args: tuple[str, str, int, int, None, bool, Any],
 
 
 def play_parallel(league_name: str, sandbox: str, matches: int, workers: int,
-                  pin: bool = False) -> DecisionFigures:
+                  pin: bool = False, in_flight: int = 1) -> DecisionFigures:
     """``workers`` forked processes at once, each with its own bots."""
     context = mp.get_context("fork")
     results: mp.Queue[DecisionFigures | str] = context.Queue()
     barrier = context.Barrier(workers)
     procs = [context.Process(target=_play_in_child,
-                             args=((league_name, sandbox, matches, w, None, pin, barrier),
+                             args=((league_name, sandbox, matches, w, None, pin, in_flight, barrier),
                                    results))
              for w in range(workers)]
     for proc in procs:
@@ -165,10 +216,15 @@ def play_parallel(league_name: str, sandbox: str, matches: int, workers: int,
     return total
 
 
-def report(figures: DecisionFigures, ceiling: float, label: str) -> str:
+def report(figures: DecisionFigures, ceiling: float, label: str,
+           traffic: float | None = None) -> str:
+    """``ceiling``: the pipe ceiling (pairs); ``traffic``: the same bots and
+    requests without the harness (harness/ceiling.py traffic_round_trips)."""
     f = figures
+    versus = f", {f.decisions_s / traffic:.1%} of this traffic without the harness" \
+        if traffic else ""
     return (f"{label}: {f.decisions} decisions, {f.decisions_s:,.0f} decisions/s "
-            f"(= {f.decisions_s / ceiling:.1%} of the ceiling); per decision: harness CPU "
+            f"(= {f.decisions_s / ceiling:.1%} of the ceiling{versus}); per decision: harness CPU "
             f"{f.per_decision_us(f.harness_cpu_s):.1f} us (kernel "
             f"{f.per_decision_us(f.harness_sys_s):.1f} us; engine "
             f"{f.per_decision_us(f.engine_cpu_s):.1f} us, the rest "
@@ -182,6 +238,8 @@ def main() -> None:
     parser.add_argument("--sandbox", default="none,bwrap", help="none, bwrap, or both")
     parser.add_argument("--matches", type=int, default=40, help="per worker and round")
     parser.add_argument("--workers", default="1,2")
+    parser.add_argument("--in-flight", default="1,2",
+                        help="matches at a time per worker (a league's --matches-per-worker)")
     parser.add_argument("--rounds", type=int, default=3, help="best of this many")
     parser.add_argument("--seconds", type=float, default=2.0, help="ceiling measurement")
     parser.add_argument("--pin", action="store_true",
@@ -195,6 +253,13 @@ def main() -> None:
     ceiling = max(ceilings.values())
     print("pipe ceiling: " + ", ".join(f"{k} pair(s) {v:,.0f} round trips/s"
                                        for k, v in ceilings.items()))
+    traffic: dict[int, float] = {}
+    if args.league == "trivial":  # the same bots and requests, no harness
+        league = load_bench_league("trivial")
+        traffic = {w: traffic_round_trips(league.game, league.players, w, args.seconds)
+                   for w in workers_list}
+        print(f"{league.game} traffic to trivial bots without the harness: " + ", ".join(
+            f"{w} driver(s) {v:,.0f} round trips/s" for w, v in traffic.items()))
     if args.profile:
         figures = play(args.league, args.sandbox.split(",")[0], args.matches,
                        profile=args.profile)
@@ -203,15 +268,14 @@ def main() -> None:
         return
     for mode in args.sandbox.split(","):
         for workers in workers_list:
-            best: DecisionFigures | None = None
-            for _ in range(args.rounds):
-                figures = play_parallel(args.league, mode, args.matches, workers, args.pin)
-                if best is None or figures.decisions_s > best.decisions_s:
-                    best = figures
-            assert best is not None
-            pinned = ", pinned" if args.pin else ""
-            print(report(best, ceiling, f"sandbox {mode}, {workers} worker(s){pinned}, best of "
-                                        f"{args.rounds}"))
+            for in_flight in (int(k) for k in args.in_flight.split(",")):
+                best = max((play_parallel(args.league, mode, args.matches, workers, args.pin,
+                                          in_flight) for _ in range(args.rounds)),
+                           key=lambda f: f.decisions_s)
+                pinned = ", pinned" if args.pin else ""
+                print(report(best, ceiling, f"sandbox {mode}, {workers} worker(s) x {in_flight} "
+                                            f"in flight{pinned}, best of {args.rounds}",
+                             traffic.get(workers)))
 
 
 if __name__ == "__main__":

@@ -394,9 +394,10 @@ def run(
     workers: Optional[int] = typer.Option(
         None, "--workers", "-w", min=1, metavar="N",
         help="Parallel match workers (Ray actors); default: the cluster's CPU count."),
-    per_worker: int = typer.Option(2, "--matches-per-worker", min=1, metavar="N",
-                                   help="Matches each worker keeps in flight at once (while "
-                                        "one waits for a bot, another uses the core)."),
+    per_worker: Optional[int] = typer.Option(
+        None, "--matches-per-worker", min=1, metavar="N",
+        help="Matches each worker keeps in flight at once (while one waits for a bot, another "
+             "uses the core); default: 2 when there are fewer workers than CPUs, else 1."),
     address: Optional[str] = typer.Option(None, metavar="HOST:PORT",
                                           help="Existing Ray cluster (default: embedded local Ray)."),
     engine: str = typer.Option("ray", metavar="ray|inline",

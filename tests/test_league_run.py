@@ -232,3 +232,24 @@ def test_a_harness_error_in_one_match_does_not_end_the_run(tmp_path, monkeypatch
     assert again.played == 1 and again.errors == 0
     assert sorted(stored_ids(tmp_path / "r.db", "buggy")) == sorted(
         m.match_id for m in league.schedule())
+
+
+def test_matches_in_flight_default_fills_idle_cores_only():
+    from harness.runner import WorkerSetup, matches_in_flight
+
+    assert matches_in_flight(1, 2) == 2  # a core left idle: a second match uses it
+    assert matches_in_flight(2, 2) == 1
+    assert matches_in_flight(16, 16.0) == 1
+    setup = WorkerSetup("limit", {}, {}, None, None, concurrency=None)  # type: ignore[arg-type]
+    assert setup.with_workers(1, 4).concurrency == 2
+    assert setup.with_workers(4, 4).concurrency == 1
+    chosen = WorkerSetup("limit", {}, {}, None, None, concurrency=3)  # type: ignore[arg-type]
+    assert chosen.with_workers(4, 4).concurrency == 3
+
+
+def test_a_league_with_the_default_matches_in_flight_plays_its_schedule(tmp_path):
+    league = load_league(league_file(tmp_path, "auto", ["random", "heuristic"], deals=3))
+    store = Store(tmp_path / "r.db")
+    summary = run_league(league, store, workers=1, engine="inline", concurrency=None)
+    assert summary.played == league.size() and summary.errors == 0
+    assert sorted(stored_ids(tmp_path / "r.db", "auto")) == sorted(m.match_id for m in league.schedule())
