@@ -165,6 +165,47 @@ def test_grazia_fast_playout_ends_where_stepping_the_policy_ends():
     assert played > 10
 
 
+@pytest.mark.parametrize("players", [2, 4, 6])
+def test_target_fast_playout_ends_where_stepping_the_policy_ends(players):
+    from bots.search.fast import target_playout
+
+    heuristic = load("target")  # on the wire, as a bot: independent of fast.py
+    played = 0
+    for game, _seat, _obs, _legal in decision_points("target", players, seed=11, noise=0.5):
+        stop = game.round + 1 + game.decisions % 3  # 1-3 round boundaries on, or the end
+        stepped, fast = game.clone(), game.clone()
+        while not stepped.is_terminal() and stepped.round < stop:
+            options = stepped.legal_actions()
+            obs, wire_legal = wire([stepped.observation(stepped.current_player()), options])
+            stepped.apply_unchecked(options[heuristic(obs, wire_legal, random.Random(0))])
+        target_playout(fast, stop)
+        skip = ("rng", "events")
+        assert ({k: v for k, v in fast.__dict__.items() if k not in skip}
+                == {k: v for k, v in stepped.__dict__.items() if k not in skip})
+        assert fast.rng.getstate() == stepped.rng.getstate()  # the same refills
+        played += 1
+    assert played > 20
+
+
+def test_target_fast_play_and_discard_pick_the_heuristics_moves():
+    """On many random hands, targets and plays so far (ties included)."""
+    from bots.heuristics.target import STOP, choose_discard, choose_play, choose_target
+    from bots.search.fast import _target_discard, _target_play, target_choose
+
+    rng = random.Random(3)
+    for _ in range(5000):
+        cards = rng.sample(range(78), 12)
+        hand = sorted(cards[:rng.randint(1, 5)])
+        target = cards[6]
+        plays = [(s, c) for s, c in enumerate(cards[7:7 + rng.randint(0, 5)])]
+        assert _target_play(target, plays, hand) == choose_play({"target": target, "plays": plays},
+                                                                hand)
+        card = _target_discard(hand)
+        assert choose_discard(None, [STOP, *hand]) == (0 if card is None else 1 + hand.index(card))
+        revealed = sorted(cards[9:9 + rng.randint(1, 3)])
+        assert target_choose(revealed, hand) == choose_target(revealed, hand)
+
+
 def test_search_is_reproducible_with_a_fixed_number_of_playouts():
     points = [p for p in decision_points("cat_in_the_box", 4, seed=2) if p[1] == 0][5:12]
     choices = []

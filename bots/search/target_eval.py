@@ -1,0 +1,99 @@
+"""target: a fitted chance of finishing ahead of each other player, for
+scoring playouts cut at a round start (``bots.search.config``).
+
+Each seat gets a strength ``s``; the chance that seat ``a`` finishes ahead
+of seat ``b`` is ``logistic(s[a] - s[b])`` (the search's ``value`` with
+``sigma`` 1.7 and ``remaining`` 1 applies exactly that). ``s`` is linear in
+the seat's features, with one weight row per stage of the match (the most
+targets anyone holds, 0-4): a target is worth far more near the end.
+
+Features of a seat (``features``): whether it holds 1, 2, 3 or 4 targets
+(one-hot); whether it is the start player; its hand's mean reach (a card's
+largest distance to any target, 6..12, as ``usefulness`` in the heuristic),
+best reach, number of suits, cards of reach 11-12 and of reach 6-8, most
+cards in one suit; and against the target the start player's heuristic
+would choose from the revealed cards: whether the hand holds its suit, the
+farthest same-suit distance, the nearest distance when it lacks the suit.
+
+Fitted per stage by pairwise logistic regression (Newton's method, no
+intercept, L2 1e-3) on the feature differences of every pair of seats at
+every round start (after the reveal) of heuristic self-play (4 players,
+``fast.target_policy`` at every seat, match seeds 700,000-719,999): the
+outcome 1 / 0.5 / 0 for finishing ahead / tied / behind. Trained on the
+16,000 matches whose index is not a multiple of 5 (168,000 round starts,
+1.0 million pairs); on the other 4,000 the log-loss is 0.524 against 0.597
+for the previous estimate (targets plus 0.51 mean reach, 0.47 best reach
+and 0.24 suits, over sigma 0.7 and 1.5 rounds a missing target) and 0.693
+for a coin; by stage 0.653, 0.615, 0.568, 0.507, 0.407 (previous 0.701,
+0.642, 0.602, 0.573, 0.554). The previous estimate ranked hands much the
+same but was overconfident, most of all late. The hand features overlap
+(mean, high and mid): read their weights together, not one by one.
+"""
+
+from __future__ import annotations
+
+from operator import mul
+from typing import Any
+
+from bots.search.fast import TARGET_REACH, target_choose
+from games.tennos import RANK_OF, SUIT_OF
+
+# per stage (most targets held by anyone, 0-4): weights of
+# t1 t2 t3 t4 sp mean top suits has_suit far near high mid max_suit
+WEIGHTS = (
+    (0.000, 0.000, 0.000, 0.000, 0.036, 0.261, 0.098, 0.041, -0.110, 0.078, 0.023, 0.148, 0.198, -0.010),
+    (0.715, 0.000, 0.000, 0.000, -0.037, 0.475, 0.161, 0.059, -0.116, 0.065, -0.005, 0.077, 0.265, -0.037),
+    (0.789, 1.520, 0.000, 0.000, -0.049, 0.602, 0.155, 0.053, -0.114, 0.074, -0.016, 0.030, 0.312, -0.041),
+    (0.885, 1.716, 2.581, 0.000, -0.025, 0.619, 0.132, 0.048, -0.168, 0.097, -0.017, 0.023, 0.322, -0.044),
+    (1.251, 2.324, 3.406, 4.464, -0.000, 0.533, 0.128, 0.074, -0.354, 0.166, -0.040, 0.012, 0.280, -0.004),
+)
+
+
+def _next_target(g: Any) -> int:
+    """The target the start player's heuristic would choose (-1: none)."""
+    if g.target >= 0:
+        return g.target
+    if not g.revealed:
+        return -1
+    return g.revealed[target_choose(g.revealed, g.hands[g.sp])]
+
+
+def features(g: Any, seat: int, target: int) -> list[float]:
+    """The seat's features, in the order of a ``WEIGHTS`` row."""
+    hand = g.hands[seat]
+    held = len(g.targets[seat])
+    per_suit = [0] * 6
+    total = top = high = mid = 0
+    for c in hand:
+        per_suit[SUIT_OF[c]] += 1
+        r = TARGET_REACH[c]
+        total += r
+        top = max(top, r)
+        high += r >= 11
+        mid += r <= 8
+    same = far = near = 0
+    if target >= 0 and hand:
+        t_suit, t_rank = SUIT_OF[target], RANK_OF[target]
+        far, near = -1, 99
+        for c in hand:
+            d = abs(RANK_OF[c] - t_rank)
+            if SUIT_OF[c] == t_suit:
+                far = max(far, d)
+            near = min(near, d)
+        if far >= 0:
+            same, near = 1, 0
+        else:
+            far = 0
+    return [
+        held == 1, held == 2, held == 3, held >= 4, seat == g.sp,
+        total / len(hand) if hand else 0.0, top, 6 - per_suit.count(0),
+        same, far, near, high, mid, max(per_suit),
+    ]
+
+
+def target_strengths(g: Any) -> list[float]:
+    """Per seat, the strength whose differences are the log-odds of
+    finishing ahead (see the module docstring)."""
+    weights = WEIGHTS[min(max(len(t) for t in g.targets), 4)]
+    target = _next_target(g)
+    return [sum(map(mul, weights, features(g, s, target))) for s in range(g.num_players)]
