@@ -470,7 +470,8 @@ def _report(summary: Any, resume: str) -> None:
         return
     per_match = summary.process_starts / summary.played if summary.played else 0.0
     typer.echo(f"played {summary.played} matches in {summary.elapsed_s:.1f}s "
-               f"({summary.rate:.1f}/s after {summary.startup_s:.1f}s of start-up), "
+               f"({summary.rate:.1f}/s after {summary.startup_s:.1f}s of start-up; "
+               f"{summary.workers} worker(s) x {summary.in_flight} in flight), "
                f"{summary.faulted} with faults, {summary.process_starts} bot process starts "
                f"({per_match:.3f} per match)"
                + (f", {summary.errors} harness errors (not stored)" if summary.errors else ""),

@@ -150,6 +150,8 @@ class RunSummary:
     broken: list[str] = field(default_factory=list)  # bot ids that never started
     # the last line of each harness error's traceback (the first few), to say what went wrong
     error_lines: list[str] = field(default_factory=list)
+    workers: int = 0  # 0: none started (nothing to play)
+    in_flight: int = 0  # matches each worker played at once
 
     @property
     def rate(self) -> float:
@@ -205,6 +207,8 @@ def _batches(pending: Iterable[ScheduledMatch], league: League, size: int,
 
 class Engine(Protocol):
     """How batches reach workers: start(), submit(), next_done(), stop()."""
+
+    setup: WorkerSetup  # with its matches in flight decided once started
 
     def start(self, workers: int | None) -> int: ...
     def submit(self, worker: int, batch: list[BatchItem]) -> None: ...
@@ -397,7 +401,7 @@ def run_league(league: League, store: Store, workers: int | None = None, engine:
     return RunSummary(scheduled, pending.skipped, state.played, state.faulted, starts,
                       time.perf_counter() - started, state.outcome == "interrupted",
                       state.errors, state.startup_s, state.unplayed, sorted(state.broken),
-                      state.error_lines)
+                      state.error_lines, workers or 0, runner.setup.concurrency or 1)
 
 
 @dataclass

@@ -138,6 +138,7 @@ def test_run_then_the_read_commands(tmp_path):
     db = str(tmp_path / "r.db")
     run = league("run", str(path), "--db", db, "--workers", "1", "--engine", "inline")
     assert "played 6 matches" in run.stderr
+    assert "in flight" in run.stderr  # the run says how many matches each worker played at once
     with sqlite3.connect(db) as conn:
         saved = conn.execute("SELECT bot, games FROM ratings WHERE league = 'cli'").fetchall()
     assert len(saved) == 3 and all(games == 6 for _, games in saved), "ratings saved after the run"

@@ -252,4 +252,5 @@ def test_a_league_with_the_default_matches_in_flight_plays_its_schedule(tmp_path
     store = Store(tmp_path / "r.db")
     summary = run_league(league, store, workers=1, engine="inline", concurrency=None)
     assert summary.played == league.size() and summary.errors == 0
+    assert (summary.workers, summary.in_flight) == (1, 2 if (os.cpu_count() or 1) > 1 else 1)
     assert sorted(stored_ids(tmp_path / "r.db", "auto")) == sorted(m.match_id for m in league.schedule())
