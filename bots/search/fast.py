@@ -135,13 +135,10 @@ def grazia_playout(state) -> None:
     count as stepping ``grazia_policy`` through the engine (about twice as
     fast). It stops at the end, or a turn before the cap on decisions could
     be reached (a turn is at most 14 decisions; the caller steps on)."""
-    from bisect import insort
-
-    hands, piles, field = state.hands, state.piles, state.field
+    hands, field = state.hands, state.field
     out = state.out_of_play
     penalties = state.penalties
     last_safe = state.INFO.max_decisions - 14
-    n = state.num_players
     seat = state.to_act
     decisions = state.decisions
     run = state.run
@@ -177,21 +174,8 @@ def grazia_playout(state) -> None:
             if penalised:
                 penalties[seat] += 1
             run = []
-        own = piles[seat]
-        pile_was_empty = not own
-        if not pile_was_empty:
-            insort(hand, own.pop())
-        state.turn += 1
-        if state.end_triggered:
-            state.final_turns_left -= 1
-        elif passed and pile_was_empty:
-            state.end_triggered = True
-            state.trigger_seat = seat
-            state.final_turns_left = n - 1
-        if state.end_triggered and state.final_turns_left == 0:
-            seat = -1
-        else:
-            seat = (seat + 1) % n
+        state._end_turn(seat, passed)  # the engine's own end of turn: pile, turn count, end
+        seat = state.to_act
     state.to_act = seat
     state.decisions = decisions
     if not run:
