@@ -46,17 +46,17 @@ class GameConfig:
     # than 8 measured better in kings_order, tateyoko, grazia and all_aboard:
     # more worlds for the moves that matter)
     max_candidates: int = 4
-    # plays a state on with the heuristic at every seat, faster than stepping
-    # the rollout policy through the engine but to the same state (only with
-    # policy "heuristic"; the playout steps on from where it stops)
-    fast_playout: Callable[[Any], None] | None = None
-    # with round_of: plays the current round to its end (or near the cap)
-    # with the heuristic at every seat, drawing from the rollout rng exactly
-    # as stepping the rollout policy would (only with policy "heuristic")
-    round_playout: Callable[[Any, Any], None] | None = None
+    # fast_playout(state, rng) plays a state on with the heuristic at every
+    # seat on the engine's fields: to the same state, drawing the same rollout
+    # random numbers, as stepping the rollout policy would, only faster. It
+    # plays the current round (with round_of) or on to the end, and may stop
+    # short (near the cap on decisions); the playout steps on from there
+    # (only with policy "heuristic")
+    fast_playout: Callable[[Any, Any], None] | None = None
 
 
-def _grazia_playout(g) -> None:
+def _grazia_playout(g, rng) -> None:
+    """The heuristic plays grazia without the rng."""
     from bots.search.fast import grazia_playout
 
     grazia_playout(g)
@@ -133,7 +133,7 @@ CONFIGS: dict[str, GameConfig] = {
     # noise too (-21 to +9 Elo)
     "target": GameConfig(
         round_of=lambda g: g.round, remaining=lambda g: 1.0, sigma=1.7, depth=2,
-        estimate=_target_strengths, round_playout=_target_round_playout),
+        estimate=_target_strengths, fast_playout=_target_round_playout),
     # z_final 0.8 rather than 1.3: +100 [+69, +132] against +70 [+36, +106] Elo
     # at 205 playouts on the same 60 deals (leaves the heuristic's move in 21%
     # of searches rather than 17%)
@@ -144,12 +144,12 @@ CONFIGS: dict[str, GameConfig] = {
         round_of=lambda g: g.deal, remaining=_rounds_left("deal", "deals"), sigma=43.0),
     "twin_shoot": GameConfig(
         round_of=lambda g: g.hand_number, remaining=_twin_left, sigma=13.0),
-    # round_playout: the same playouts, about twice as fast (99 rather than
+    # fast_playout: the same playouts, about twice as fast (99 rather than
     # 67 playouts a search at 100 ms on a loaded machine); +23 [-1, +46]
     # against +9 [-14, +32] Elo on the same 80 deals (900-979), within noise
     "tateyoko": GameConfig(
         round_of=lambda g: g.game_index, remaining=_rounds_left("game_index", "games"), sigma=5.5,
-        round_playout=_tateyoko_playout),
+        fast_playout=_tateyoko_playout),
     "kings_order": GameConfig(
         round_of=lambda g: g.round, remaining=_rounds_left("round", "rounds"), sigma=19.0),
     "seven_peak": GameConfig(

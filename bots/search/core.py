@@ -6,9 +6,9 @@ observation by ``games.determinize``), one candidate action applied, then
 every seat plays the rollout policy (the heuristic, ``bots.search.fast``)
 until the playout stops (the match's end, or ``depth`` round boundaries
 later) and the result is scored for the seat's player or team
-(``bots.search.config``). A game's ``round_playout`` plays whole rounds on
-the engine's fields instead, reaching the same state with the same rollout
-random numbers, only faster.
+(``bots.search.config``). A game's ``fast_playout`` plays on the engine's
+fields instead, reaching the same state with the same rollout random
+numbers, only faster.
 
 Candidates: every legal move, or, with more than ``max_candidates``, the
 heuristic's own move and the ones the heuristic's prior rates best.
@@ -148,9 +148,10 @@ class Searcher:
         cfg = self.config
         policy = self.policy
         cap = self.cap
+        fast = cfg.fast_playout if cfg.policy == "heuristic" else None
         if cfg.round_of is None:
-            if cfg.fast_playout is not None and cfg.policy == "heuristic":
-                cfg.fast_playout(state)
+            if fast is not None:
+                fast(state, rng)
             while not state.is_terminal() and state.decisions < cap:
                 legal = state.legal_actions()
                 index = 0 if len(legal) == 1 else policy(state, state.current_player(), legal, rng)
@@ -158,11 +159,10 @@ class Searcher:
             return self.value(state)
         round_of = cfg.round_of
         stop = round_of(state) + cfg.depth
-        whole = cfg.round_playout if cfg.policy == "heuristic" else None
         while not state.is_terminal() and state.decisions < cap and round_of(state) < stop:
-            if whole is not None:
+            if fast is not None:
                 before = state.decisions
-                whole(state, rng)
+                fast(state, rng)
                 if state.decisions != before:
                     continue  # else it stopped short of the cap: step on
             legal = state.legal_actions()

@@ -13,7 +13,7 @@ the public card counts up to date from the new cards only).
 ``grazia_playout`` goes further: it plays whole turns of the heuristic on
 the engine's fields (``GameConfig.fast_playout``), reaching the same state
 as stepping ``grazia_policy`` through the engine. ``target_playout`` does the
-same for target a decision at a time (``GameConfig.round_playout``).
+same for target a decision at a time, a round per call.
 """
 
 from __future__ import annotations
