@@ -19,7 +19,7 @@ same for target a decision at a time, a round per call.
 from __future__ import annotations
 
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from bots.heuristics.kings_order import CARD_KEEP, TOOL_SHARE
@@ -212,17 +212,27 @@ def _target_discard(hand: list) -> int | None:
     return worst if worst is not None and TARGET_REACH[worst] <= 8 else None
 
 
+def target_distances(cards: Iterable[int], target: int) -> tuple[int, int]:
+    """(the farthest rank distance to ``target`` of a card of its suit, -1
+    with none; the nearest rank distance of any card, 99 with no cards)."""
+    t_suit, t_rank = target // 13, target % 13
+    far, near = -1, 99
+    for c in cards:
+        d = abs(c % 13 - t_rank)
+        if c // 13 == t_suit and d > far:
+            far = d
+        if d < near:
+            near = d
+    return far, near
+
+
 def _target_play(target: int, plays: list, hand: list) -> int:
     """The index in ``hand`` that ``choose_play`` picks, ties broken alike
     (the first of equal keys), on table lookups instead of helper calls."""
     reach = TARGET_REACH
     t_suit, t_rank = target // 13, target % 13
-    need, closest = -1, 99  # farthest same-suit play so far; closest play of all
-    for _, c in plays:
-        d = abs(c % 13 - t_rank)
-        if c // 13 == t_suit:
-            need = max(need, d)
-        closest = min(closest, d)
+    # the farthest same-suit play so far; the closest play of all
+    need, closest = target_distances((c for _, c in plays), target)
     best, best_key = -1, (99, 99)
     if need >= 0:  # beat the farthest same-suit play as cheaply as possible
         for i, c in enumerate(hand):
@@ -249,13 +259,7 @@ def target_choose(revealed: list, hand: list) -> int:
     hand holds, farthest first (20 + distance), else the nearest rank."""
     best_index, best_value = 0, -99
     for index, t in enumerate(revealed):
-        t_suit, t_rank = t // 13, t % 13
-        far, near = -1, 99
-        for c in hand:
-            d = abs(c % 13 - t_rank)
-            if c // 13 == t_suit:
-                far = max(far, d)
-            near = min(near, d)
+        far, near = target_distances(hand, t)
         value = 20 + far if far >= 0 else -near if hand else 0
         if value > best_value:
             best_index, best_value = index, value

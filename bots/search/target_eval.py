@@ -35,8 +35,8 @@ from __future__ import annotations
 from operator import mul
 from typing import Any
 
-from bots.search.fast import TARGET_REACH, target_choose
-from games.tennos import RANK_OF, SUIT_OF
+from bots.search.fast import TARGET_REACH, target_choose, target_distances
+from games.tennos import SUIT_OF
 
 # per stage (most targets held by anyone, 0-4): weights of
 # t1 t2 t3 t4 sp mean top suits has_suit far near high mid max_suit
@@ -73,13 +73,7 @@ def features(g: Any, seat: int, target: int) -> list[float]:
         mid += r <= 8
     same = far = near = 0
     if target >= 0 and hand:
-        t_suit, t_rank = SUIT_OF[target], RANK_OF[target]
-        far, near = -1, 99
-        for c in hand:
-            d = abs(RANK_OF[c] - t_rank)
-            if SUIT_OF[c] == t_suit:
-                far = max(far, d)
-            near = min(near, d)
+        far, near = target_distances(hand, target)
         if far >= 0:
             same, near = 1, 0
         else:
