@@ -23,7 +23,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from harness.bench_decisions import league_from_text, load_bench_league, play_parallel, report
+from harness.bench_decisions import (
+    BENCH_BOTS,
+    league_from_text,
+    load_bench_league,
+    play_parallel,
+    report,
+)
 from harness.ceiling import round_trips_per_second, traffic_round_trips
 from harness.league import load_league
 from harness.runner import run_league
@@ -35,38 +41,20 @@ def pipe_ceiling(pairs: int, seconds: float) -> float:
     return round_trips_per_second(pairs, seconds)
 
 
-FIRST_BOT = """
-import msgpack, sys
-out = sys.stdout.buffer
-unpacker = msgpack.Unpacker(raw=False)
-while data := sys.stdin.buffer.read1(65536):
-    unpacker.feed(data)
-    for m in unpacker:
-        if m["type"] == "hello":
-            out.write(msgpack.packb({"type": "hello", "protocol": 1, "name": "first"}))
-        elif m["type"] == "act":
-            out.write(msgpack.packb({"type": "action", "index": 0, "decision": m["decision"]}))
-        out.flush()
-"""
-
-
 def sandbox_overhead(starts: int = 10, round_trips: int = 3000,
                      rounds: int = 3) -> dict[str, dict[str, float]]:
     """Process start (to the end of the handshake) and decision round trip
-    of a trivial Python bot, with bubblewrap and with --sandbox none: the
-    best of ``rounds`` interleaved rounds, so both see the same machine."""
+    of the trivial bot (harness/bench_bots/trivial_bot.py), with bubblewrap
+    and with --sandbox none: the best of ``rounds`` interleaved rounds, so
+    both see the same machine."""
     from harness.botproc import BotClient
     from harness.catalog import BotCache, load_manifest
     from harness.sandbox import ResourceLimits, Sandbox
 
     figures: dict[str, dict[str, float]] = {}
     with tempfile.TemporaryDirectory() as tmp:
-        root = Path(tmp)
-        (root / "first.py").write_text(FIRST_BOT)
-        (root / "first.toml").write_text('name = "first"\ncommand = ["{python}", "first.py"]\n'
-                                         'files = ["first.py"]\n')
-        spec = load_manifest(root / "first.toml")
-        bot_dir = BotCache(root / "cache").materialise("first", spec.bundle())
+        spec = load_manifest(BENCH_BOTS / "trivial_a.toml")
+        bot_dir = BotCache(Path(tmp) / "cache").materialise("trivial_a", spec.bundle())
         obs = {"hand": list(range(10)), "board": [[0] * 8 for _ in range(4)]}
         for mode in ("none", "bwrap") * rounds:
             sandbox, clients = Sandbox(mode), []
