@@ -61,8 +61,9 @@ class WorkerSetup:
 def matches_in_flight(workers: int, cpus: float) -> int:
     """Matches a worker plays at once when the user did not say: 2 while the
     workers leave CPUs idle, else 1. Measured with the demo league on Ray on
-    2 cores (``make bench``): one worker went from 64 to 85 matches/s with 2
-    in flight, but two workers fell from 115 to 98: with a worker per core, a
+    2 cores (``make bench``, quiet machine): one worker went from 62 to 82
+    matches/s with 2 in flight, but two workers fell from 156 to 96 (115 to
+    98 in a busier run): with a worker per core, a
     second match on threads adds only lock hand-offs and wake-ups."""
     return 2 if workers < cpus else 1
 
