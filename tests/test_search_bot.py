@@ -145,6 +145,35 @@ def test_fast_rollout_policies_keep_the_heuristics_moves_along_one_state(slug):
             state.apply_unchecked(legal[index])
 
 
+def test_tile_hunt_turn_tables_kept_on_the_state_pick_the_heuristics_moves():
+    """tile_hunt's rollout policy keeps each turn's tables on the state and
+    reads its roll-step move from a per-dice table: along one state (clones
+    carry the tables) it picks exactly what the loop over the actions'
+    values picks, and the heuristic's move but for exact ties."""
+    from bots.search.fast import _tile_hunt, tile_hunt_obs
+
+    dice = _tile_hunt()
+    heuristic = load("tile_hunt")
+    total = differ = 0
+    for seed in range(4):
+        state = get_game("tile_hunt").new(3 + seed % 2, seed)
+        noise = random.Random(seed)
+        while not state.is_terminal():
+            seat, legal = state.current_player(), state.legal_actions()
+            index = FAST["tile_hunt"](state, seat, legal, random.Random(0))
+            if state.step == "roll":
+                values = dice.values(tile_hunt_obs(state, seat), legal)
+                assert index == max(range(len(legal)), key=lambda i: (values[i], -i))
+            obs, wire_legal = wire([state.observation(seat), legal])
+            total += 1
+            differ += index != heuristic(obs, wire_legal, random.Random(0))
+            if noise.random() < 0.2:
+                index = noise.randrange(len(legal))
+            state = state.clone()
+            state.apply_unchecked(legal[index])
+    assert total > 200 and differ <= total // 100
+
+
 def test_grazia_fast_playout_ends_where_stepping_the_policy_ends():
     from bots.search.fast import grazia_playout
 

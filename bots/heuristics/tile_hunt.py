@@ -134,21 +134,26 @@ def _one_more_roll(v0: np.ndarray) -> np.ndarray:
     return np.maximum(v0, best_reroll)
 
 
+def best_take(legal: list, values: dict, chips: float) -> int:
+    """The take step's choice: the action of the highest value, from the
+    options' values by (kind, tile) and the chips' value."""
+    best_index, best_value = 0, -1.0
+    for i, action in enumerate(legal):
+        if action == "chips":
+            value = chips
+        elif action == "reversal":
+            value = 1e6
+        else:
+            value = values.get((action[0], action[1]), TILES[action[1]][0])
+        if value > best_value:
+            best_index, best_value = i, value
+    return best_index
+
+
 def choose(obs: dict, legal: list, rng: random.Random) -> int:
     if obs["step"] == "take":
-        dice = obs["dice"]
         values = {(kind, name): value for kind, name, value in options(obs)}
-        best_index, best_value = 0, -1.0
-        for i, action in enumerate(legal):
-            if action == "chips":
-                value = chips_value(obs, dice.count(1))
-            elif action == "reversal":
-                value = 1e6
-            else:
-                value = values.get((action[0], action[1]), TILES[action[1]][0])
-            if value > best_value:
-                best_index, best_value = i, value
-        return best_index
+        return best_take(legal, values, chips_value(obs, obs["dice"].count(1)))
     # roll step: stop or reroll, maximizing the expected value of the turn
     state = tuple(obs["dice"])
     v0 = state_values(obs)

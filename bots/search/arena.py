@@ -139,7 +139,9 @@ def main() -> None:
     parser.add_argument("--workers", type=int, default=1)
     parser.add_argument("--out", type=Path, help="append one JSON line per match")
     parser.add_argument("--set", action="append", default=[], metavar="FIELD=VALUE",
-                        help="override a GameConfig field (numbers; policy as a name)")
+                        help="override a GameConfig field (numbers; policy as a name; "
+                             "none turns a hook off, always makes a step test true; "
+                             "with --workers 1 for always)")
     parser.add_argument("--summary", type=Path, nargs="*", help="only summarize these files")
     args = parser.parse_args()
     if args.summary:
@@ -153,6 +155,9 @@ def main() -> None:
     overrides = {}
     for item in args.set:
         key, value = item.split("=", 1)
+        if value in ("none", "always"):  # a hook off, or a step test always true
+            overrides[key] = None if value == "none" else (lambda obs: True)
+            continue
         try:
             overrides[key] = int(value)
         except ValueError:
@@ -171,7 +176,7 @@ def main() -> None:
     pool = mp.Pool(args.workers) if args.workers > 1 else None
     results = pool.imap_unordered(_task, tasks) if pool else map(_task, tasks)
     for row in results:
-        row["config"] = overrides
+        row["config"] = {k: "always" if callable(v) else v for k, v in overrides.items()}
         rows.append(row)
         if sink:
             sink.write(json.dumps(row) + "\n")

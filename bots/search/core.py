@@ -23,6 +23,10 @@ is played if it beats the heuristic's own move by ``z_final`` standard
 errors, raised for the number of rivals (Bonferroni: the best of several
 noisy estimates looks better than it is); otherwise the heuristic's move is
 played (a search that cannot tell the moves apart should not gamble).
+
+A game may bring its own search for some steps (``GameConfig.turn_search``):
+tile_hunt's late turns value the ways a turn can end and play the dice by
+dynamic programming over them (``bots.search.tile_hunt_turn``).
 """
 
 from __future__ import annotations
@@ -128,6 +132,7 @@ class Searcher:
         self.my_unit = next(u for u in units if seat in u)
         self.opponents = [u[0] for u in units if u != self.my_unit]
         self.cap = get_game(slug).INFO.max_decisions
+        self.turn_search = self.config.turn_search(self) if self.config.turn_search else None
 
     # ---- scoring a playout ------------------------------------------------
     def value(self, state: Any) -> float:
@@ -178,6 +183,10 @@ class Searcher:
         cfg = self.config
         if cfg.search_step is not None and not cfg.search_step(obs):
             return Outcome(heuristic, heuristic)
+        if self.turn_search is not None and cfg.turn_step is not None and cfg.turn_step(obs):
+            index, playouts, worlds = self.turn_search.choose(obs, legal, budget, decisions,
+                                                              heuristic)
+            return Outcome(index, heuristic, playouts, worlds, len(legal), True)
         base_seed = self.rng.getrandbits(48)
         alive = list(range(len(legal)))
         if len(alive) > cfg.max_candidates and self.prior is not None:

@@ -945,9 +945,11 @@ class TileHuntDice:
         self.cache: dict[tuple, tuple] = {}
 
     def tables(self, obs: dict) -> tuple:
+        h = self.h
+        return self._tables(h.options(obs), tuple(h.chips_value(obs, k) for k in range(6)))
+
+    def _tables(self, opts: list, chip_vals: tuple) -> tuple:
         h, np = self.h, self.np
-        opts = h.options(obs)
-        chip_vals = tuple(h.chips_value(obs, k) for k in range(6))
         key = (tuple(opts), chip_vals)
         found = self.cache.get(key)
         if found is None:
@@ -957,16 +959,54 @@ class TileHuntDice:
             expect0 = self.kept_matrix @ v0
             best = np.maximum.reduceat(expect0[self.row_kept], h.STATE_STARTS)
             v1 = np.maximum(v0, best)
-            found = (v0, expect0, self.kept_matrix @ v1)
+            expect1 = self.kept_matrix @ v1
+            found = (v0, expect0, expect1, self._best_moves(v0, expect0),
+                     self._best_moves(v0, expect1))
             if len(self.cache) > 4096:
                 self.cache.clear()
             self.cache[key] = found
         return found
 
+    def _best_moves(self, v0, expected) -> list[int]:
+        """Per sorted dice, the index of the best roll-step action (legal
+        order: stop, then ``reroll_options``, as the rows run): the first
+        reroll of the highest expectation, or stop unless a reroll beats it
+        (the same choice as ``policy``'s loop over ``values``)."""
+        h, np = self.h, self.np
+        rows = expected[self.row_kept]
+        block_max = np.maximum.reduceat(rows, h.STATE_STARTS)
+        index = np.arange(len(rows))
+        first = np.minimum.reduceat(
+            np.where(rows == block_max[h.ROW_STATE], index, len(rows)), h.STATE_STARTS)
+        return np.where(block_max > v0 + 1e-9, first - h.STATE_STARTS + 1, 0).tolist()
+
+    def turn(self, state, seat: int) -> tuple:
+        """The turn's ``tables``, its options' values by (kind, tile) and its
+        chips' values by the number of 1s, kept on the state: nothing they
+        depend on (tiles, owners, scores, order, chip supply) changes before
+        the turn's take step."""
+        key = (state.round, state.pos, len(state.face_up))
+        cached = state.__dict__.get("_search_turn")
+        if cached is not None and cached[0] == key:
+            return cached[1]
+        h = self.h
+        obs = tile_hunt_obs(state, seat)
+        opts = h.options(obs)
+        chip_vals = tuple(h.chips_value(obs, k) for k in range(6))
+        found = (self._tables(opts, chip_vals),
+                 {(kind, name): value for kind, name, value in opts}, chip_vals)
+        state.__dict__["_search_turn"] = (key, found)
+        return found
+
+    def take(self, state, seat: int, legal: list) -> int:
+        """The heuristic's take step (``choose``), from the turn's values."""
+        _, values, chip_vals = self.turn(state, seat)
+        return self.h.best_take(legal, values, chip_vals[state.dice.count(1)])
+
     def values(self, obs: dict, legal: list) -> list[float]:
         """The heuristic's expected value of every roll-step action."""
         h = self.h
-        v0, expect0, expect1 = self.tables(obs)
+        v0, expect0, expect1 = self.tables(obs)[:3]
         dice = tuple(obs["dice"])
         expected = expect0 if obs["rerolls_left"] <= 1 else expect1
         kept = self.row_kept
@@ -975,15 +1015,11 @@ class TileHuntDice:
                 for action in legal]
 
     def policy(self, state, seat: int, legal: list, rng: random.Random) -> int:
-        obs = tile_hunt_obs(state, seat)
-        if obs["step"] == "take":
-            return self.h.choose(obs, legal, rng)
-        values = self.values(obs, legal)
-        best_index, best_value = 0, values[0]  # stop on ties
-        for i in range(1, len(values)):
-            if values[i] > best_value:
-                best_index, best_value = i, values[i]
-        return best_index
+        if state.step == "take":
+            return self.take(state, seat, legal)
+        found = self.turn(state, seat)[0]
+        best = found[3] if state.rerolls_left <= 1 else found[4]
+        return best[self.h.STATE_INDEX[tuple(state.dice)]]
 
     def prior(self, state, seat: int, legal: list) -> list[float]:
         obs = tile_hunt_obs(state, seat)

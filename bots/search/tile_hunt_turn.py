@@ -1,0 +1,224 @@
+"""tile_hunt: search the ways a turn can end, and play the dice exactly.
+
+A tile_hunt turn is dice, then one take. The heuristic already plays the
+dice exactly (dynamic programming over the 252 sorted dice) for fixed values
+of the ways the turn can end: a tile's points, twice a steal from the
+leader, 50 a chip, a bonus for leading in the final round. Flat search over
+the reroll choices spends its playouts on the dice, which the DP handles
+without noise. This searcher spends them on the ends instead: in every
+sampled world, each way the turn can end (take each unowned tile, steal
+each tile within reach, 0-5 chips, the reversal) is applied and played on
+with the heuristic at every seat, with the same rollout random numbers for
+every end, to the end of the match (``GameConfig.turn_depth`` rounds; the
+search's scoring, chance of finishing ahead of each other player). The
+dice are then played by the heuristic's DP over those values, and the
+take is the end with the best value.
+
+The values are gathered over the whole turn: the second reroll adds worlds
+to the same estimates; at the take only the ends the dice allow are left,
+and its new worlds are spent on those alone. The heuristic's move is kept
+unless the DP's move is better by ``z_final`` standard errors of the paired
+difference (over worlds, the DP's later choices held fixed). A world is a
+dozen playouts, so the deadline is checked between them and a world it
+cuts short is dropped: the budget is kept to within one playout.
+
+Measured (``bots.search.arena``, 4 players, duplicate deals): at 200
+playouts, +78 [+49, +108] Elo over the heuristic against +24 [-9, +56] for
+flat search on the same 60 deals; at 100 ms, +74 [+49, +100] on 80 fresh
+deals, where flat search gave +42 [+13, +71] on 60 of them.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from games.determinize import from_observation
+
+CHIP_COUNTS = range(6)
+
+
+@dataclass
+class _Turn:
+    key: tuple
+    ends: list[tuple[str, Any]]  # ("take"/"steal", name), ("chips", k), ("reversal", None)
+    values: list[list[float]] = field(default_factory=list)  # per world, per end
+
+
+def _ends(obs: dict, options: list) -> list[tuple[str, Any]]:
+    ends: list[tuple[str, Any]] = [(kind, name) for kind, name, _ in options]
+    supply = obs["chip_supply"]
+    ends.extend(("chips", k) for k in CHIP_COUNTS if k <= supply)
+    return ends
+
+
+class TileHuntTurnSearch:
+    def __init__(self, searcher: Any) -> None:
+        from bots.search.fast import _tile_hunt
+
+        self.searcher = searcher
+        self.dice = _tile_hunt()
+        self.h = self.dice.h
+        self.turn: _Turn | None = None
+
+    # ---- playouts --------------------------------------------------------
+    def _world_values(self, world: Any, ends: list, rollout_seed: int,
+                      deadline: float | None = None) -> list[float] | None:
+        """Every end's value in ``world``; None if the deadline passes first
+        (a world is many playouts: the budget is kept to within one)."""
+        dice_for = self._dice_for
+        values = []
+        for kind, name in ends:
+            if deadline is not None and time.perf_counter() >= deadline:
+                return None
+            if kind == "reversal":  # wins at once: ahead of everyone
+                values.append(1.0)
+                continue
+            state = world.clone()
+            state.step = "take"
+            if kind == "chips":
+                state.dice = [1] * name + [6] * (5 - name)
+                state.apply_unchecked("chips")
+            else:
+                state.dice = list(dice_for(name))
+                state.apply_unchecked((kind, name))
+            values.append(self._playout(state, random.Random(rollout_seed)))
+        return values
+
+    def _dice_for(self, name: str) -> tuple[int, ...]:
+        masks = self.dice.masks[name]
+        return self.h.STATES[int(masks.argmax())]
+
+    def _playout(self, state: Any, rng: random.Random) -> float:
+        s = self.searcher
+        cfg = s.config
+        policy, cap = s.policy, s.cap
+        stop = state.round + cfg.turn_depth
+        while not state.is_terminal() and state.decisions < cap and state.round < stop:
+            legal = state.legal_actions()
+            index = 0 if len(legal) == 1 else policy(state, state.current_player(), legal, rng)
+            state.apply_unchecked(legal[index])
+        return s.value(state)
+
+    # ---- one decision ----------------------------------------------------
+    def choose(self, obs: dict, legal: list, budget: Any, decisions: int,
+               heuristic: int) -> tuple[int, int, int]:
+        """(index to play, playouts, worlds) for a tile_hunt decision."""
+        s = self.searcher
+        key = (obs["round"], obs["turn_position"])
+        if self.turn is None or self.turn.key != key:
+            self.turn = _Turn(key, _ends(obs, self.h.options(obs)))
+        turn = self.turn
+        if obs["step"] == "take":
+            # only the ends the dice allow are left: the worlds so far, and
+            # new ones for those ends alone
+            ends = [self._end_of(obs, action) for action in legal]
+            where = [turn.ends.index(end) for end in ends]
+            rows = [[w[i] for i in where] for w in turn.values]
+        else:
+            ends, rows = turn.ends, turn.values
+        playouts = worlds = 0
+        while not budget.exhausted():
+            world = from_observation(s.slug, obs, s.rng.getrandbits(48), decisions)
+            values = self._world_values(world, ends, s.rng.getrandbits(32), budget.deadline)
+            if values is None:
+                break
+            rows.append(values)
+            playouts += len(ends)
+            worlds += 1
+            for _ in ends:
+                budget.spend()
+        if len(rows) < s.config.min_worlds:
+            return heuristic, playouts, worlds
+        k = len(rows)
+        mean = [sum(w[i] for w in rows) / k for i in range(len(ends))]
+        if obs["step"] == "take":
+            weights = [[1.0 if j == i else 0.0 for j in range(len(ends))] for i in range(len(ends))]
+        else:
+            weights = self._weights(obs, legal, ends, mean)
+        return self._decide(heuristic, rows, mean, weights), playouts, worlds
+
+    def _end_of(self, obs: dict, action: Any) -> tuple[str, Any]:
+        if action == "chips":
+            return ("chips", min(obs["dice"].count(1), obs["chip_supply"]))
+        if action == "reversal":
+            return ("reversal", "reversal")
+        return (action[0], action[1])
+
+    def _decide(self, heuristic: int, rows: list[list[float]], mean: list[float],
+                weights: list[list[float]]) -> int:
+        """The action of the best expectation, if it beats the heuristic's
+        move by ``z_final`` standard errors of their paired difference."""
+        worth = [sum(p * v for p, v in zip(row, mean)) for row in weights]
+        best = max(range(len(weights)), key=lambda a: (worth[a], a == heuristic))
+        if best == heuristic:
+            return heuristic
+        k = len(rows)
+        diffs = [sum((pb - ph) * v for pb, ph, v in zip(weights[best], weights[heuristic], w))
+                 for w in rows]
+        d = sum(diffs) / k
+        var = sum((x - d) ** 2 for x in diffs) / (k - 1)
+        if d <= self.searcher.config.z_final * math.sqrt(var / k):
+            return heuristic
+        return best
+
+    def _weights(self, obs: dict, legal: list, ends: list, mean: list[float]) -> list[list[float]]:
+        """Per legal action, the chance of each end when the DP (over the
+        ends' mean values) plays the rest of the turn."""
+        np = self.dice.np
+        h = self.h
+        index = {end: i for i, end in enumerate(ends)}
+        n = len(ends)
+        if obs["step"] == "take":
+            rows = []
+            for action in legal:
+                row = [0.0] * n
+                row[index[self._end_of(obs, action)]] = 1.0
+                rows.append(row)
+            return rows
+        # the best end for each sorted dice: its index and its one-hot weights
+        value_of = np.array(mean)
+        best_end = np.full(len(h.STATES), -1)
+        best_val = np.full(len(h.STATES), -np.inf)
+        for i, (kind, name) in enumerate(ends):
+            if kind == "chips":
+                mask = self.dice.ones == name if name < obs["chip_supply"] else \
+                    self.dice.ones >= name
+            else:
+                mask = self.dice.masks[name]
+            better = mask & (value_of[i] > best_val)
+            best_end = np.where(better, i, best_end)
+            best_val = np.where(better, value_of[i], best_val)
+        stop = np.zeros((len(h.STATES), n))
+        stop[np.arange(len(h.STATES)), best_end] = 1.0
+        # one reroll left: reroll to the kept dice of the best expectation, else stop
+        kept_matrix, row_kept = self.dice.kept_matrix, self.dice.row_kept
+        after0 = kept_matrix @ stop  # per kept dice: end weights after one roll
+        v0 = best_val
+        e0 = kept_matrix @ v0
+        choice1 = self._policy_rows(v0, e0)
+        one_left = np.where((choice1 == 0)[:, None], stop,
+                            after0[row_kept[h.STATE_STARTS + np.maximum(choice1 - 1, 0)]])
+        dice = tuple(obs["dice"])
+        state = h.STATE_INDEX[dice]
+        # stopping takes the best end now; a reroll leads to one reroll less
+        then = after0 if obs["rerolls_left"] <= 1 else kept_matrix @ one_left
+        rows = []
+        for action in legal:
+            if action == h.STOP:
+                rows.append(stop[state].tolist())
+            else:
+                rows.append(then[row_kept[h.OPTION_ROWS[(dice, tuple(action))]]].tolist())
+        return rows
+
+    def _policy_rows(self, v0, expected):
+        return np_best_moves(self.dice, v0, expected)
+
+
+def np_best_moves(dice: Any, v0, expected):
+    """Per sorted dice, 0 for stop or 1 + the reroll row offset of the best
+    reroll (``TileHuntDice._best_moves``), as an array."""
+    return dice.np.asarray(dice._best_moves(v0, expected))
