@@ -942,6 +942,9 @@ class TileHuntDice:
         self.kept_matrix = np.array(rows)
         self.row_kept = row_kept
         self.kept_index = kept_index
+        # per sorted dice, the kept-dice rows of its rerolls (rows are grouped by dice)
+        ends = [*h.STATE_STARTS[1:], len(row_kept)]
+        self.blocks = [row_kept[start:end] for start, end in zip(h.STATE_STARTS, ends)]
         self.cache: dict[tuple, tuple] = {}
 
     def tables(self, obs: dict) -> tuple:
@@ -959,26 +962,11 @@ class TileHuntDice:
             expect0 = self.kept_matrix @ v0
             best = np.maximum.reduceat(expect0[self.row_kept], h.STATE_STARTS)
             v1 = np.maximum(v0, best)
-            expect1 = self.kept_matrix @ v1
-            found = (v0, expect0, expect1, self._best_moves(v0, expect0),
-                     self._best_moves(v0, expect1))
+            found = (v0, expect0, self.kept_matrix @ v1)
             if len(self.cache) > 4096:
                 self.cache.clear()
             self.cache[key] = found
         return found
-
-    def _best_moves(self, v0, expected) -> list[int]:
-        """Per sorted dice, the index of the best roll-step action (legal
-        order: stop, then ``reroll_options``, as the rows run): the first
-        reroll of the highest expectation, or stop unless a reroll beats it
-        (the same choice as ``policy``'s loop over ``values``)."""
-        h, np = self.h, self.np
-        rows = expected[self.row_kept]
-        block_max = np.maximum.reduceat(rows, h.STATE_STARTS)
-        index = np.arange(len(rows))
-        first = np.minimum.reduceat(
-            np.where(rows == block_max[h.ROW_STATE], index, len(rows)), h.STATE_STARTS)
-        return np.where(block_max > v0 + 1e-9, first - h.STATE_STARTS + 1, 0).tolist()
 
     def turn(self, state, seat: int) -> tuple:
         """The turn's ``tables``, its options' values by (kind, tile) and its
@@ -1006,7 +994,7 @@ class TileHuntDice:
     def values(self, obs: dict, legal: list) -> list[float]:
         """The heuristic's expected value of every roll-step action."""
         h = self.h
-        v0, expect0, expect1 = self.tables(obs)[:3]
+        v0, expect0, expect1 = self.tables(obs)
         dice = tuple(obs["dice"])
         expected = expect0 if obs["rerolls_left"] <= 1 else expect1
         kept = self.row_kept
@@ -1017,9 +1005,12 @@ class TileHuntDice:
     def policy(self, state, seat: int, legal: list, rng: random.Random) -> int:
         if state.step == "take":
             return self.take(state, seat, legal)
-        found = self.turn(state, seat)[0]
-        best = found[3] if state.rerolls_left <= 1 else found[4]
-        return best[self.h.STATE_INDEX[tuple(state.dice)]]
+        v0, expect0, expect1 = self.turn(state, seat)[0]
+        dice = self.h.STATE_INDEX[tuple(state.dice)]
+        # the dice's rerolls are its block of rows, in legal order after "stop"
+        rerolls = (expect0 if state.rerolls_left <= 1 else expect1)[self.blocks[dice]]
+        best = int(rerolls.argmax())
+        return best + 1 if rerolls[best] > v0[dice] + 1e-9 else 0
 
     def prior(self, state, seat: int, legal: list) -> list[float]:
         obs = tile_hunt_obs(state, seat)

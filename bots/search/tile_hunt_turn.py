@@ -215,10 +215,14 @@ class TileHuntTurnSearch:
         return rows
 
     def _policy_rows(self, v0, expected):
-        return np_best_moves(self.dice, v0, expected)
-
-
-def np_best_moves(dice: Any, v0, expected):
-    """Per sorted dice, 0 for stop or 1 + the reroll row offset of the best
-    reroll (``TileHuntDice._best_moves``), as an array."""
-    return dice.np.asarray(dice._best_moves(v0, expected))
+        """Per sorted dice, the index of the best roll-step action (legal
+        order: stop, then the rerolls as their rows run): the first reroll of
+        the highest expectation, or stop unless a reroll beats it, as the
+        heuristic chooses."""
+        h, np = self.h, self.dice.np
+        rows = expected[self.dice.row_kept]
+        block_max = np.maximum.reduceat(rows, h.STATE_STARTS)
+        index = np.arange(len(rows))
+        first = np.minimum.reduceat(
+            np.where(rows == block_max[h.ROW_STATE], index, len(rows)), h.STATE_STARTS)
+        return np.where(block_max > v0 + 1e-9, first - h.STATE_STARTS + 1, 0)
