@@ -24,8 +24,9 @@ cuts short is dropped: the budget is kept to within one playout.
 
 Measured (``bots.search.arena``, 4 players, duplicate deals): at 200
 playouts, +78 [+49, +108] Elo over the heuristic against +24 [-9, +56] for
-flat search on the same 60 deals; at 100 ms, +74 [+49, +100] on 80 fresh
-deals, where flat search gave +42 [+13, +71] on 60 of them.
+flat search on the same 60 deals; at 100 ms, +58 [+35, +83] and, in an
+earlier run, +74 [+49, +100] on the same 80 fresh deals, where flat search
+gave +42 [+13, +71] on 60 of them.
 """
 
 from __future__ import annotations
