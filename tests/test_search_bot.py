@@ -333,3 +333,21 @@ def test_search_beats_the_heuristic_at_cat_in_the_box():
 def test_search_beats_the_heuristic_at_seven_peak():
     # measured: 0.66 of these 96 pairwise results (0.68 over 480 at 100 ms)
     assert pairwise("seven_peak", deals=8, iterations=70) >= 0.58
+
+
+def test_arena_pairs_two_runs_on_their_common_deals():
+    from bots.search.arena import paired
+
+    def run(results: dict[int, list[float]]) -> list[dict]:
+        return [{"game": "limit", "seed": seed, "pairs": pairs} for seed, pairs in results.items()]
+
+    # deal luck differs a lot between deals but is shared by both runs
+    luck = {seed: 0.2 + 0.6 * (seed % 5) / 4 for seed in range(40)}
+    base = run({s: [luck[s]] * 3 for s in luck})
+    same = paired(base, base)
+    assert same["deals"] == 40 and same["diff"] == 0 and same["lo"] == same["hi"] == 0
+    better = paired(base, run({s: [min(1.0, luck[s] + 0.1)] * 3 for s in luck} | {99: [1.0]}))
+    assert better["deals"] == 40  # deal 99 was played by one run only
+    assert 0 < better["lo"] <= better["diff"] <= better["hi"]
+    with pytest.raises(ValueError, match="share no deal"):
+        paired(base, run({99: [1.0]}))

@@ -4,6 +4,7 @@ bot process would receive it.
 
     python -m bots.search.arena limit --deals 20 --iterations 200
     python -m bots.search.arena target --deals 10 --ms 100 --workers 2 --out /tmp/target.jsonl
+    python -m bots.search.arena target --paired /tmp/old.jsonl /tmp/new.jsonl
 
 Each deal is played once per player (team) position: the search takes that
 position (in team games both seats, as two independent bots: partners are
@@ -14,6 +15,12 @@ difference is 400 log10(p / (1 - p)) of the mean pairwise result p; its 95%
 interval comes from a bootstrap over deals (a deal's matches move together).
 The search's decision times (wall clock, including the determinizations)
 are reported as mean and max over its searched decisions.
+
+``--paired BASE NEW`` compares two runs' files (``--out``) on the deals
+both played: the difference of their Elo with a bootstrap interval over
+those deals, far tighter than the two runs' own intervals since a deal's
+luck is shared. The search's own randomness still differs between runs: a
+timed search decides differently on the same deal from one run to the next.
 """
 
 from __future__ import annotations
@@ -99,10 +106,15 @@ def elo(p: float) -> float:
     return 400 * math.log10(p / (1 - p))
 
 
-def summarize(rows: list[dict], boot: int = 2000) -> dict:
+def _by_deal(rows: list[dict]) -> dict[int, list[float]]:
     by_deal: dict[int, list[float]] = {}
     for row in rows:
         by_deal.setdefault(row["seed"], []).extend(row["pairs"])
+    return by_deal
+
+
+def summarize(rows: list[dict], boot: int = 2000) -> dict:
+    by_deal = _by_deal(rows)
     deals = sorted(by_deal)
     flat = [x for d in deals for x in by_deal[d]]
     p = sum(flat) / len(flat)
@@ -127,6 +139,34 @@ def summarize(rows: list[dict], boot: int = 2000) -> dict:
     }
 
 
+def paired(base: list[dict], new: list[dict], boot: int = 2000) -> dict:
+    """Two runs compared on the deals both played: each run's Elo there and
+    new minus base, with a 95% bootstrap interval over those deals (a deal's
+    matches in both runs move together, so the deal's own luck cancels)."""
+    a, b = _by_deal(base), _by_deal(new)
+    deals = sorted(set(a) & set(b))
+    if not deals:
+        raise ValueError("the two runs share no deal")
+
+    def run_elo(d: dict[int, list[float]], picked: list[int]) -> float:
+        results = [x for deal in picked for x in d[deal]]
+        return elo(sum(results) / len(results))
+
+    rng = random.Random(0)
+    samples = sorted(
+        run_elo(b, pick) - run_elo(a, pick)
+        for pick in ([deals[rng.randrange(len(deals))] for _ in deals] for _ in range(boot)))
+    return {"deals": len(deals), "base": run_elo(a, deals), "new": run_elo(b, deals),
+            "diff": run_elo(b, deals) - run_elo(a, deals),
+            "lo": samples[int(0.025 * boot)], "hi": samples[int(0.975 * boot) - 1]}
+
+
+def _read_rows(paths: list[Path], game: str) -> list[dict]:
+    rows = [json.loads(line) for path in paths for line in path.read_text().splitlines()
+            if line.strip()]
+    return [r for r in rows if r["game"] == game]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description="search vs heuristic, duplicate deals, in process")
     parser.add_argument("game")
@@ -143,12 +183,19 @@ def main() -> None:
                              "none turns a hook off, always makes a step test true; "
                              "with --workers 1 for always)")
     parser.add_argument("--summary", type=Path, nargs="*", help="only summarize these files")
+    parser.add_argument("--paired", type=Path, nargs=2, metavar=("BASE", "NEW"),
+                        help="only compare two runs' files on the deals both played")
     args = parser.parse_args()
     if args.summary:
-        rows = [json.loads(line) for path in args.summary for line in path.read_text().splitlines()
-                if line.strip()]
-        rows = [r for r in rows if r["game"] == args.game]
-        print(json.dumps(summarize(rows)))
+        print(json.dumps(summarize(_read_rows(args.summary, args.game))))
+        return
+    if args.paired:
+        base, new = (_read_rows([path], args.game) for path in args.paired)
+        result = paired(base, new)
+        print(f"{args.game}: {result['deals']} common deals, base {result['base']:+.0f}, "
+              f"new {result['new']:+.0f}, new - base {result['diff']:+.0f} "
+              f"[{result['lo']:+.0f}, {result['hi']:+.0f}] Elo", file=sys.stderr)
+        print(json.dumps(result))
         return
     iterations = args.iterations
     ms = None if iterations else args.ms
