@@ -68,3 +68,20 @@ def test_turn_search_is_legal_and_seeded() -> None:
     first = play(5)
     assert len(first) > 5
     assert play(5) == first
+
+
+def test_every_take_the_engine_offers_is_an_end_the_turn_search_values() -> None:
+    """The take step's legal actions (the engine's) are all among the ends
+    the turn search valued at the turn's start (from the heuristic's
+    options): in every phase, steals and the final round included."""
+    searcher = Searcher("tile_hunt", 0, 4, 1)
+    turns = searcher.turn_search
+    ends_at_start: list = []
+    takes = 0
+    for _game, obs, legal, _ in _decisions(range(30)):
+        if obs["step"] == "roll" and obs["rerolls_left"] == 2:
+            ends_at_start = _ends(obs, tile_hunt_heuristic.options(obs))
+        elif obs["step"] == "take":
+            assert {turns._end_of(obs, action) for action in legal} <= set(ends_at_start)
+            takes += 1
+    assert takes > 500

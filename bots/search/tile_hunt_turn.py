@@ -117,6 +117,8 @@ class TileHuntTurnSearch:
             # only the ends the dice allow are left: the worlds so far, and
             # new ones for those ends alone
             ends = [self._end_of(obs, action) for action in legal]
+            if not set(ends) <= set(turn.ends):  # never expected: the turn's options
+                return heuristic, 0, 0  # (the heuristic's) differ from the engine's
             where = [turn.ends.index(end) for end in ends]
             rows = [[w[i] for i in where] for w in turn.values]
         else:
