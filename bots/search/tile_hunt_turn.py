@@ -45,7 +45,7 @@ CHIP_COUNTS = range(6)
 @dataclass
 class _Turn:
     key: tuple
-    ends: list[tuple[str, Any]]  # ("take"/"steal", name), ("chips", k), ("reversal", None)
+    ends: list[tuple[str, Any]]  # ("take"/"steal", tile), ("chips", k), ("reversal", "reversal")
     values: list[list[float]] = field(default_factory=list)  # per world, per end
 
 
@@ -57,6 +57,9 @@ def _ends(obs: dict, options: list) -> list[tuple[str, Any]]:
 
 
 class TileHuntTurnSearch:
+    """The turn search for one seat of one match (``Searcher.turn_search``):
+    it keeps the values of the turn being played."""
+
     def __init__(self, searcher: Any) -> None:
         from bots.search.fast import _tile_hunt
 
