@@ -54,8 +54,8 @@ class Budget:
         self.deadline = None if seconds is None else time.perf_counter() + seconds
         self.used = 0
 
-    def spend(self) -> None:
-        self.used += 1
+    def spend(self, playouts: int = 1) -> None:
+        self.used += playouts
 
     def exhausted(self) -> bool:
         if self.iterations is not None and self.used >= self.iterations:
@@ -149,7 +149,10 @@ class Searcher:
         return sum(_logistic((scores[me] - scores[o]) * scale)
                    for o in self.opponents) / len(self.opponents)
 
-    def playout(self, state: Any, rng: random.Random) -> float:
+    def playout(self, state: Any, rng: random.Random, depth: int | None = None) -> float:
+        """Plays ``state`` on with the rollout policy until the match ends or
+        ``depth`` (default: the config's) round boundaries have passed, and
+        scores it."""
         cfg = self.config
         policy = self.policy
         cap = self.cap
@@ -163,7 +166,7 @@ class Searcher:
                 state.apply_unchecked(legal[index])
             return self.value(state)
         round_of = cfg.round_of
-        stop = round_of(state) + cfg.depth
+        stop = round_of(state) + (cfg.depth if depth is None else depth)
         while not state.is_terminal() and state.decisions < cap and round_of(state) < stop:
             if fast is not None:
                 before = state.decisions

@@ -89,23 +89,13 @@ class TileHuntTurnSearch:
             else:
                 state.dice = list(dice_for(name))
                 state.apply_unchecked((kind, name))
-            values.append(self._playout(state, random.Random(rollout_seed)))
+            values.append(self.searcher.playout(state, random.Random(rollout_seed),
+                                                self.searcher.config.turn_depth))
         return values
 
     def _dice_for(self, name: str) -> tuple[int, ...]:
         masks = self.dice.masks[name]
         return self.h.STATES[int(masks.argmax())]
-
-    def _playout(self, state: Any, rng: random.Random) -> float:
-        s = self.searcher
-        cfg = s.config
-        policy, cap = s.policy, s.cap
-        stop = state.round + cfg.turn_depth
-        while not state.is_terminal() and state.decisions < cap and state.round < stop:
-            legal = state.legal_actions()
-            index = 0 if len(legal) == 1 else policy(state, state.current_player(), legal, rng)
-            state.apply_unchecked(legal[index])
-        return s.value(state)
 
     # ---- one decision ----------------------------------------------------
     def choose(self, obs: dict, legal: list, budget: Any, decisions: int,
@@ -135,16 +125,12 @@ class TileHuntTurnSearch:
             rows.append(values)
             playouts += len(ends)
             worlds += 1
-            for _ in ends:
-                budget.spend()
+            budget.spend(len(ends))
         if len(rows) < s.config.min_worlds:
             return heuristic, playouts, worlds
         k = len(rows)
         mean = [sum(w[i] for w in rows) / k for i in range(len(ends))]
-        if obs["step"] == "take":
-            weights = [[1.0 if j == i else 0.0 for j in range(len(ends))] for i in range(len(ends))]
-        else:
-            weights = self._weights(obs, legal, ends, mean)
+        weights = self._weights(obs, legal, ends, mean)
         return self._decide(heuristic, rows, mean, weights), playouts, worlds
 
     def _end_of(self, obs: dict, action: Any) -> tuple[str, Any]:
