@@ -947,9 +947,14 @@ class TileHuntDice:
         self.blocks = [row_kept[start:end] for start, end in zip(h.STATE_STARTS, ends)]
         self.cache: dict[tuple, tuple] = {}
 
-    def tables(self, obs: dict) -> tuple:
+    def _inputs(self, obs: dict) -> tuple[list, tuple]:
+        """The heuristic's options (kind, tile, value) and its chips' values
+        by the number of 1s: what the dice tables are built from."""
         h = self.h
-        return self._tables(h.options(obs), tuple(h.chips_value(obs, k) for k in range(6)))
+        return h.options(obs), tuple(h.chips_value(obs, k) for k in range(6))
+
+    def tables(self, obs: dict) -> tuple:
+        return self._tables(*self._inputs(obs))
 
     def _tables(self, opts: list, chip_vals: tuple) -> tuple:
         h, np = self.h, self.np
@@ -977,10 +982,7 @@ class TileHuntDice:
         cached = state.__dict__.get("_search_turn")
         if cached is not None and cached[0] == key:
             return cached[1]
-        h = self.h
-        obs = tile_hunt_obs(state, seat)
-        opts = h.options(obs)
-        chip_vals = tuple(h.chips_value(obs, k) for k in range(6))
+        opts, chip_vals = self._inputs(tile_hunt_obs(state, seat))
         found = (self._tables(opts, chip_vals),
                  {(kind, name): value for kind, name, value in opts}, chip_vals)
         state.__dict__["_search_turn"] = (key, found)
