@@ -26,7 +26,10 @@ played (a search that cannot tell the moves apart should not gamble).
 
 A game may bring its own search for some steps (``GameConfig.turn_search``):
 tile_hunt's late turns value the ways a turn can end and play the dice by
-dynamic programming over them (``bots.search.tile_hunt_turn``).
+dynamic programming over them (``bots.search.tile_hunt_turn``). A game may
+also refine each sampled world (``GameConfig.refine``): kings_order deals
+the other hands again until the heuristic, holding them, would have played
+as their owners did this round (``bots.search.beliefs``).
 """
 
 from __future__ import annotations
@@ -133,6 +136,7 @@ class Searcher:
         self.opponents = [u[0] for u in units if u != self.my_unit]
         self.cap = get_game(slug).INFO.max_decisions
         self.turn_search = self.config.turn_search(self) if self.config.turn_search else None
+        self.refine = self.config.refine() if self.config.refine else None
 
     # ---- scoring a playout ------------------------------------------------
     def value(self, state: Any) -> float:
@@ -210,6 +214,8 @@ class Searcher:
         worlds = 0
         while not budget.exhausted() and len(alive) > 1:
             world = from_observation(self.slug, obs, base_seed + worlds, decisions)
+            if self.refine is not None:
+                self.refine(world, obs, random.Random(~(base_seed + worlds)))
             actions = world.legal_actions()
             if len(actions) != len(legal):  # never expected: the world is inconsistent
                 worlds += 1
