@@ -158,3 +158,24 @@ def test_a_seat_no_hand_explains_is_left_alone(monkeypatch) -> None:
         assert world.hands == hands  # nothing fitted: the worlds stay as dealt
     per_seat = -(-beliefs.GIVE_UP_AFTER // beliefs.TRIES) * beliefs.TRIES
     assert len(calls) == 3 * per_seat
+
+
+def test_the_search_with_the_model_repeats_its_moves_with_fixed_playouts() -> None:
+    from bots.search.core import Budget, Searcher
+
+    points: list[tuple[dict, list]] = []
+
+    def collect(game, obs) -> None:
+        if obs["seat"] == 0 and len(obs["log"]) >= 6 and len(points) < 6:
+            points.append((obs, _wire(game.legal_actions())))
+
+    _self_play(4, 5, collect)
+    runs = []
+    for _ in range(2):
+        searcher = Searcher("kings_order", 0, 4, seed=11)
+        assert searcher.refine is not None
+        runs.append([(o.index, o.iterations, o.worlds)
+                     for o in (searcher.choose(obs, legal, Budget(iterations=40), len(obs["log"]))
+                               for obs, legal in points)])
+    assert len(points) == 6 and runs[0] == runs[1]
+    assert sum(worlds for _, _, worlds in runs[0]) >= 20  # the searches ran
