@@ -42,13 +42,15 @@ from __future__ import annotations
 import functools
 import itertools
 import os
+import re
+import secrets
 import shutil
 import signal
 import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -172,7 +174,7 @@ def _try_cgroups() -> tuple[bool, str]:
         base = _own_cgroup(controller)
         if base is None or not base.is_dir():
             return False, f"no cgroup-v1 '{controller}' controller"
-        trial = base / f"card-league-probe-{os.getpid()}"
+        trial = base / f"card-league-probe-{os.getpid()}-{_RUN_TOKEN}"
         try:
             trial.mkdir()
             trial.rmdir()
@@ -219,13 +221,55 @@ def bwrap_arguments(bot_dir: Path, limits: ResourceLimits, chdir: str = BOT_ROOT
 
 # ---- control groups --------------------------------------------------------------
 _slot_numbers = itertools.count()
+# A slot's name holds its process's pid and this token: a run killed with
+# SIGKILL leaves its slots behind, and a later process given the same pid
+# must not collide with them.
+_RUN_TOKEN = secrets.token_hex(3)
+_STALE_NAME = re.compile(r"card-league-(?:probe-)?(\d+)-")
+_swept = False
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def sweep_stale_slots(bases: Iterable[Path]) -> int:
+    """Removes the bot slots left by harness processes that no longer run (a
+    run killed with SIGKILL cannot remove its own); a slot that still holds
+    a process, or whose pid runs again, is kept. Returns how many went."""
+    removed = 0
+    for base in bases:
+        try:
+            names = [p for p in base.iterdir() if p.name.startswith("card-league-")]
+        except OSError:
+            continue
+        for path in names:
+            match = _STALE_NAME.match(path.name)
+            if match is None or _alive(int(match.group(1))):
+                continue
+            try:
+                path.rmdir()  # a cgroup with a process in it refuses
+                removed += 1
+            except OSError:
+                pass
+    return removed
 
 
 class CgroupSlot:
     """One bot slot's pids, memory and cpuacct groups (cgroup v1)."""
 
     def __init__(self, limits: ResourceLimits) -> None:
-        name = f"card-league-{os.getpid()}-{next(_slot_numbers)}"
+        global _swept
+        if not _swept:
+            _swept = True
+            sweep_stale_slots(b for b in map(_own_cgroup, CGROUP_CONTROLLERS) if b is not None)
+        name = f"card-league-{os.getpid()}-{_RUN_TOKEN}-{next(_slot_numbers)}"
         self.dirs: dict[str, Path] = {}
         try:
             for controller in CGROUP_CONTROLLERS:

@@ -251,3 +251,52 @@ def test_editing_an_engine_makes_a_new_heuristic_version(tmp_path):
     with open(tmp_path / "games" / "limit.py", "a") as engine:
         engine.write("\n# an engine change\n")
     assert load_manifest(manifest).bundle().version != before
+
+
+def _dead_pid() -> int:
+    import subprocess
+    import sys
+
+    child = subprocess.Popen([sys.executable, "-c", "pass"])
+    child.wait()
+    return child.pid
+
+
+def test_slots_left_by_a_killed_run_are_swept_and_live_ones_kept(tmp_path):
+    """A run killed with SIGKILL cannot remove its bot slots; the next one
+    removes them (a pid given to a new process once named them), but never
+    a live process's slot or one that still holds a process."""
+    from harness.sandbox import sweep_stale_slots
+
+    dead = _dead_pid()
+    stale = [tmp_path / f"card-league-{dead}-1", tmp_path / f"card-league-{dead}-a1b2c3-0",
+             tmp_path / f"card-league-probe-{dead}-a1b2c3"]
+    live = tmp_path / f"card-league-{os.getpid()}-a1b2c3-0"
+    busy = tmp_path / f"card-league-{dead}-a1b2c3-1"
+    other = tmp_path / "someone-else-7"
+    for path in [*stale, live, busy, other]:
+        path.mkdir()
+    (busy / "cgroup.procs").write_text("4242\n")  # rmdir refuses, as for a cgroup in use
+    assert sweep_stale_slots([tmp_path, tmp_path / "missing"]) == 3
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(p.name for p in (live, busy, other))
+
+
+def test_a_new_slot_does_not_collide_with_a_killed_runs_slot():
+    """Slot names carry a per-process token: a leftover slot named with this
+    very pid (a killed run whose pid came back) is no obstacle."""
+    from harness import sandbox
+
+    if not probe().cgroups:
+        pytest.skip("no cgroup-v1 control groups here: slots are rlimits only")
+    base = sandbox._own_cgroup("pids")
+    leftover = base / f"card-league-{os.getpid()}-{next(sandbox._slot_numbers) + 1}"
+    leftover.mkdir()
+    try:
+        slot = sandbox.CgroupSlot(ResourceLimits())
+        try:
+            assert all(path.is_dir() for path in slot.dirs.values())
+        finally:
+            slot.remove()
+    finally:
+        if leftover.exists():
+            leftover.rmdir()
