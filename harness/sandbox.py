@@ -55,6 +55,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from harness.botproc import PipeTransport, _tree_cpu_seconds
+from harness.store import pid_alive
 
 LAUNCHER = Path(__file__).resolve().with_name("launch.py")
 CGROUP_ROOT = Path("/sys/fs/cgroup")
@@ -229,16 +230,6 @@ _STALE_NAME = re.compile(r"card-league-(?:probe-)?(\d+)-")
 _swept = False
 
 
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
-
-
 def sweep_stale_slots(bases: Iterable[Path]) -> int:
     """Removes the bot slots left by harness processes that no longer run (a
     run killed with SIGKILL cannot remove its own); a slot that still holds
@@ -251,7 +242,7 @@ def sweep_stale_slots(bases: Iterable[Path]) -> int:
             continue
         for path in names:
             match = _STALE_NAME.match(path.name)
-            if match is None or _alive(int(match.group(1))):
+            if match is None or pid_alive(int(match.group(1))):
                 continue
             try:
                 path.rmdir()  # a cgroup with a process in it refuses

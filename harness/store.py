@@ -281,7 +281,7 @@ class Store:
             "SELECT * FROM runs WHERE league = ? AND state = 'running' AND heartbeat_at > ?",
             [league, time.time() - stale_after_s])
         here = socket.gethostname()
-        return [row for row in rows if row["host"] != here or _pid_alive(row["pid"])]
+        return [row for row in rows if row["host"] != here or pid_alive(row["pid"])]
 
     def in_flight(self, league: str) -> int:
         return sum(row["in_flight"] or 0 for row in self.live_runs(league))
@@ -325,7 +325,8 @@ def _check_path(path: Path, readonly: bool) -> None:
             raise StoreError(f"--db {path}: cannot create a file in {path.parent}")
 
 
-def _pid_alive(pid: int) -> bool:
+def pid_alive(pid: int) -> bool:
+    """Whether a process with this pid runs on this machine (any owner)."""
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
