@@ -11,9 +11,9 @@ turn) and the hand they held (their hand now, the cards they played and
 discarded since, the cards handed over from their ends since: hands only
 shrink), and asks whether the heuristic, holding it, would have played
 that card from that position and discarded that side. A hand for which it
-would not is dealt again (``TRIES`` times at most, then the last one dealt
-is kept): a player who plays otherwise costs the search accuracy, never a
-move. A world's hands are dealt again one seat at a time (Gibbs-like, the
+would not is dealt again (``TRIES`` times at most, then the world keeps the
+hand the rules dealt it): a player who plays otherwise costs the search
+accuracy, never a move. A world's hands are dealt again one seat at a time (Gibbs-like, the
 others held fixed), from that seat's hand and the set-aside cards, within
 the rank bounds the public record shows.
 """
@@ -38,8 +38,9 @@ EPSILON = 1e-9  # the heuristic's own tie tolerance
 
 class _View:
     """What a seat saw at the start of one of its turns, shaped like the
-    engine's state as the fast model (``bots.search.fast``) reads it; the
-    public part of the model is kept on it across the hands tried."""
+    engine's state as the fast model (``bots.search.fast``) reads it (the
+    other hands by their sizes only); the public part of the model is kept
+    on it across the hands tried."""
 
     def __init__(self, obs: dict, t: int, pile: list[int], scored: list[list[int]],
                  sizes: list[int]) -> None:
