@@ -351,3 +351,33 @@ def test_arena_pairs_two_runs_on_their_common_deals():
     assert 0 < better["lo"] <= better["diff"] <= better["hi"]
     with pytest.raises(ValueError, match="share no deal"):
         paired(base, run({99: [1.0]}))
+
+
+@pytest.mark.parametrize("slug", ["tateyoko", "all_aboard", "kings_order"])
+def test_the_oracle_probe_searches_the_true_hands_and_shuffles_only_the_unseen(slug):
+    from bots.search.arena import oracle_worlds, play
+
+    game = get_game(slug).new(4, 3)
+    rng = random.Random(0)
+    for _ in range(12):  # into the game: certificates earned, cards placed
+        legal = game.legal_actions()
+        game.apply(legal[rng.randrange(len(legal))])
+    world = oracle_worlds(game)(slug, game.observation(0), 5, game.decisions)
+    assert world is not game and world.hands == game.hands
+    unseen = {"tateyoko": lambda g: sorted(g.deck),
+              "all_aboard": lambda g: sorted(g.deck + [c for cs in g.certs for c in cs]),
+              "kings_order": lambda g: sorted(g.set_aside)}[slug]
+    assert unseen(world) == unseen(game)
+    if slug == "tateyoko":
+        assert world.deck != game.deck  # shuffled again
+    if slug == "all_aboard":
+        assert [len(c) for c in world.certs] == [len(c) for c in game.certs]
+    row = play(slug, 4, 10_003, (0,), "heuristic", 8, None, oracle=True)
+    assert len(row["pairs"]) == 3 and row["searched"] > 0
+
+
+def test_the_oracle_probe_names_the_games_it_knows():
+    from bots.search.arena import oracle_worlds
+
+    with pytest.raises(SystemExit, match="no probe for limit"):
+        oracle_worlds(get_game("limit").new(3, 1))

@@ -16,6 +16,11 @@ interval comes from a bootstrap over deals (a deal's matches move together).
 The search's decision times (wall clock, including the determinizations)
 are reported as mean and max over its searched decisions.
 
+``--oracle`` is a probe, not a bot anyone could run: the search's worlds
+are the true state, with the other hands as they are and only what nobody
+has seen shuffled again (``ORACLE_UNSEEN``). Against a plain run on the
+same deals it measures what the hidden hands are worth to the search.
+
 ``--paired BASE NEW`` compares two runs' files (``--out``) on the deals
 both played: the difference of their Elo with a bootstrap interval over
 those deals, far tighter than the two runs' own intervals since a deal's
@@ -51,10 +56,41 @@ def units_of(slug: str, players: int) -> list[tuple[int, ...]]:
     return [tuple(t) for t in teams] if teams else [(s,) for s in range(players)]
 
 
+def _shuffle_deck_and_certificates(state, rng: random.Random) -> None:
+    pool = list(state.deck) + [c for certs in state.certs for c in certs]
+    rng.shuffle(pool)
+    for seat, certs in enumerate(state.certs):
+        state.certs[seat], pool = pool[:len(certs)], pool[len(certs):]
+    state.deck = pool
+
+
+# per game, how the --oracle probe shuffles what no player has seen
+ORACLE_UNSEEN = {
+    "all_aboard": _shuffle_deck_and_certificates,
+    "tateyoko": lambda state, rng: rng.shuffle(state.deck),
+    "kings_order": lambda state, rng: None,  # the set-aside cards never come into play
+}
+
+
+def oracle_worlds(game):
+    """The --oracle probe's world source: the true ``game`` as it stands."""
+    reshuffle = ORACLE_UNSEEN.get(game.INFO.slug)
+    if reshuffle is None:
+        raise SystemExit(f"--oracle: no probe for {game.INFO.slug} "
+                         f"(one of {', '.join(sorted(ORACLE_UNSEEN))})")
+
+    def world(slug: str, obs: dict, seed: int, decisions: int):
+        state = game.clone()
+        reshuffle(state, random.Random(seed))
+        return state
+    return world
+
+
 def play(slug: str, players: int, seed: int, hero_seats: tuple[int, ...], opponent: str,
          iterations: int | None, ms: float | None, overrides: dict | None = None,
-         tag: str = "") -> dict:
-    """One match: the search in ``hero_seats``, ``opponent`` elsewhere."""
+         tag: str = "", oracle: bool = False) -> dict:
+    """One match: the search in ``hero_seats``, ``opponent`` elsewhere
+    (``oracle``: searching the true state, see ``--oracle``)."""
     from bots.search_bot import SearchBot
 
     game = get_game(slug).new(players, seed)
@@ -68,6 +104,10 @@ def play(slug: str, players: int, seed: int, hero_seats: tuple[int, ...], oppone
         bot.on_start({"match_id": match_id, "game": slug, "seat": seat, "players": players,
                       "teams": [list(t) for t in teams] if teams else None,
                       "limits": {"decision_ms": 1000, "cpu_s": None}})
+        if oracle:
+            assert bot.searcher is not None
+            bot.searcher.worlds = oracle_worlds(game)
+            bot.searcher.refine = None  # the true hands need no refining
         bots[seat] = bot
     times: list[float] = []
     while not game.is_terminal() and game.decisions < game.INFO.max_decisions:
@@ -183,6 +223,8 @@ def main() -> None:
                              "none turns a hook off, always makes a step test true; "
                              "with --workers 1 for always)")
     parser.add_argument("--summary", type=Path, nargs="*", help="only summarize these files")
+    parser.add_argument("--oracle", action="store_true",
+                        help="a probe: the search sees the other hands (see the module's doc)")
     parser.add_argument("--paired", type=Path, nargs=2, metavar=("BASE", "NEW"),
                         help="only compare two runs' files on the deals both played")
     args = parser.parse_args()
@@ -213,7 +255,8 @@ def main() -> None:
             except ValueError:
                 overrides[key] = value
     tasks = [
-        (args.game, args.players, 10_000 + deal, unit, args.opponent, iterations, ms, overrides)
+        (args.game, args.players, 10_000 + deal, unit, args.opponent, iterations, ms, overrides,
+         "", args.oracle)
         for deal in range(args.first_deal, args.first_deal + args.deals)
         for unit in units_of(args.game, args.players)
     ]
@@ -224,6 +267,8 @@ def main() -> None:
     results = pool.imap_unordered(_task, tasks) if pool else map(_task, tasks)
     for row in results:
         row["config"] = {k: "always" if callable(v) else v for k, v in overrides.items()}
+        if args.oracle:
+            row["config"]["oracle"] = True
         rows.append(row)
         if sink:
             sink.write(json.dumps(row) + "\n")

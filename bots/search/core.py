@@ -137,6 +137,9 @@ class Searcher:
         self.cap = get_game(slug).INFO.max_decisions
         self.turn_search = self.config.turn_search(self) if self.config.turn_search else None
         self.refine = self.config.refine() if self.config.refine else None
+        # where the searched worlds come from: (slug, obs, seed, decisions) ->
+        # a state; the arena's --oracle probe swaps in the true state
+        self.worlds = from_observation
 
     # ---- scoring a playout ------------------------------------------------
     def value(self, state: Any) -> float:
@@ -213,7 +216,7 @@ class Searcher:
         candidates = len(alive)
         worlds = 0
         while not budget.exhausted() and len(alive) > 1:
-            world = from_observation(self.slug, obs, base_seed + worlds, decisions)
+            world = self.worlds(self.slug, obs, base_seed + worlds, decisions)
             if self.refine is not None:
                 self.refine(world, obs, random.Random(~(base_seed + worlds)))
             actions = world.legal_actions()
