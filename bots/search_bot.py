@@ -15,6 +15,11 @@ Budget per decision, from the environment (the manifest's ``[env]``):
 * else ``SEARCH_MS`` (default 100) milliseconds, but never more than
   ``SEARCH_SHARE`` (default 0.25) of the decision's ``time_left_ms``, and
   less when the match's CPU-seconds limit comes near.
+
+``SEARCH_OPPONENT_MODEL=0`` turns off the games' opponent models
+(``GameConfig.refine``: kings_order deals the other hands to fit how the
+heuristic would have played). They are on by default: they assume players
+who play like the heuristic, and gain nothing against other searches.
 """
 
 from __future__ import annotations
@@ -47,6 +52,7 @@ class SearchBot(Bot):
         self.ms = float(env.get("SEARCH_MS", "100")) if ms is None else ms
         self.share = float(env.get("SEARCH_SHARE", "0.25")) if share is None else share
         self.log = log or env.get("SEARCH_LOG") == "1"
+        self.opponent_model = env.get("SEARCH_OPPONENT_MODEL", "1") != "0"
         self.searcher: Searcher | None = None
         self.overrides = overrides or {}  # GameConfig fields, for experiments
         self.cpu_limit_s: float | None = None
@@ -62,6 +68,8 @@ class SearchBot(Bot):
     def on_start(self, match: dict) -> None:
         seed = zlib.crc32(f"{match['match_id']}:{match['seat']}".encode())
         config = config_for(match["game"])
+        if not self.opponent_model:
+            config = replace(config, refine=None)
         if self.overrides:
             config = replace(config, **self.overrides)
         self.searcher = Searcher(match["game"], match["seat"], match["players"], seed, config)

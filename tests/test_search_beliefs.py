@@ -179,3 +179,17 @@ def test_the_search_with_the_model_repeats_its_moves_with_fixed_playouts() -> No
                                for obs, legal in points)])
     assert len(points) == 6 and runs[0] == runs[1]
     assert sum(worlds for _, _, worlds in runs[0]) >= 20  # the searches ran
+
+
+def test_the_opponent_model_can_be_turned_off(monkeypatch) -> None:
+    from bots.search_bot import SearchBot
+
+    start = {"match_id": "model", "game": "kings_order", "seat": 0, "players": 4,
+             "teams": None, "limits": {"decision_ms": 1000, "cpu_s": None}}
+    bot = SearchBot(iterations=8)
+    bot.on_start(start)
+    assert bot.searcher is not None and isinstance(bot.searcher.refine, KingsOrderRefiner)
+    monkeypatch.setenv("SEARCH_OPPONENT_MODEL", "0")
+    bot = SearchBot(iterations=8)
+    bot.on_start(start)
+    assert bot.searcher is not None and bot.searcher.refine is None
