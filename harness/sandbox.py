@@ -227,7 +227,6 @@ _slot_numbers = itertools.count()
 # must not collide with them.
 _RUN_TOKEN = secrets.token_hex(3)
 _STALE_NAME = re.compile(r"card-league-(?:probe-)?(\d+)-")
-_swept = False
 
 
 def sweep_stale_slots(bases: Iterable[Path]) -> int:
@@ -252,14 +251,17 @@ def sweep_stale_slots(bases: Iterable[Path]) -> int:
     return removed
 
 
+@functools.lru_cache(maxsize=1)
+def _sweep_once() -> int:
+    """``sweep_stale_slots`` over this process's hierarchies, once a process."""
+    return sweep_stale_slots(b for b in map(_own_cgroup, CGROUP_CONTROLLERS) if b is not None)
+
+
 class CgroupSlot:
     """One bot slot's pids, memory and cpuacct groups (cgroup v1)."""
 
     def __init__(self, limits: ResourceLimits) -> None:
-        global _swept
-        if not _swept:
-            _swept = True
-            sweep_stale_slots(b for b in map(_own_cgroup, CGROUP_CONTROLLERS) if b is not None)
+        _sweep_once()
         name = f"card-league-{os.getpid()}-{_RUN_TOKEN}-{next(_slot_numbers)}"
         self.dirs: dict[str, Path] = {}
         try:
