@@ -149,9 +149,10 @@ class KingsOrderRefiner:
             if not hand or (tried >= GIVE_UP_AFTER and self.fitted[seat] < GIVE_UP_SHARE * tried):
                 continue
             fitted = played_like(turns, hand)
-            pool = hand + world.set_aside
-            fits = [c for c in pool if lo[seat] <= rank_of(c) <= hi[seat]]
             attempts = 1
+            if not fitted:  # the cards it may be dealt from: only when needed
+                pool = hand + world.set_aside
+                fits = [c for c in pool if lo[seat] <= rank_of(c) <= hi[seat]]
             while not fitted and attempts < TRIES and len(fits) >= len(hand):
                 candidate = rng.sample(fits, len(hand))
                 attempts += 1
