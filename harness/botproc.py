@@ -637,6 +637,13 @@ class BotClient:
                 return position
         raise self._fault(BotIllegalAction(f"action {value!r:.60} is not legal"))
 
+    def check_limits(self) -> None:
+        """Read the live limits now, whenever the last reading was: a breach
+        made during the match's last decisions is that match's fault (the
+        reading after its ``end`` message only replaces the process)."""
+        self._require(BotState.PLAYING)
+        self._check_limits(force=True)
+
     def end_match(self, result: dict[str, Any], timeout_s: float = 2.0) -> None:
         self._require(BotState.PLAYING)
         self._send({"type": "end", **result}, time.monotonic() + timeout_s)

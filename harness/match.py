@@ -201,6 +201,7 @@ def run_match(
                 game.apply_unchecked(action)
             actions.append(action)
             times_ms.append(elapsed_ms)
+        _check_seats_at_end(game, seats, on_event)
         capped = not game.is_terminal()
         ranks = ranks_with_faults(
             game.standings(), {s.seat for s in seats if s.fault}, teams)
@@ -262,6 +263,21 @@ def _report_start_faults(seats: list[_Seat], on_event: EventSink | None) -> None
         for seat in seats:
             if seat.fault is not None:
                 on_event(fault_line(seat.seat, seat.bot, seat.fault))
+
+
+def _check_seats_at_end(game: Game, seats: list[_Seat], on_event: EventSink | None) -> None:
+    """Limits are read at most every 20 ms during play, so a breach in a
+    match's last moments (a fork bomb at its last decision) would otherwise be
+    seen only after the result was built, and lost. Recorded at the decision
+    number after the last one."""
+    for seat in seats:
+        if seat.fault is None and seat.client is not None:
+            try:
+                seat.client.check_limits()
+            except BotError as error:
+                seat.record(error, game.decisions)
+                if on_event is not None:
+                    on_event(fault_line(seat.seat, seat.bot, seat.fault))
 
 
 def _end_seats(seats: list[_Seat], result: MatchResult, limits: Limits) -> None:

@@ -147,9 +147,10 @@ def test_hostile_bot_is_contained(tmp_path, mode, monkeypatch):
     kinds = {kind for kind, *_ in faults[name]}
     expected = EXPECTED[mode]
     if mode in ("cpu_burner", "late_extra", "fork_bomb"):
-        # The attack starts at the bot's second decision. If its match ends
-        # soon after, the burn (or the unasked message) is caught in the
-        # bot's next match, or its slot ends first: the result stands.
+        # The attack starts at the bot's second decision. Refused forks are
+        # read once more when play ends, so the bomb is that match's fault;
+        # a burn (or an unasked message) just before the end may be caught
+        # only in the bot's next match, or its slot ends first.
         assert expected in kinds and kinds <= {expected, None}, faults[name]
     else:
         assert kinds == ({expected} if expected else {None}), faults[name]

@@ -9,6 +9,8 @@ from pathlib import Path
 import psutil
 import pytest
 
+from harness import botproc
+from harness.botproc import BotClient, FakeTransport
 from harness.catalog import discover
 from harness.match import BotPool, Limits, run_match
 
@@ -166,3 +168,56 @@ def test_the_start_message_tells_a_bot_its_seat_team_and_partner(tmp_path):
     assert start["names"] == bots and start["limits"]["decision_ms"] == 500
     assert result.ranks[0] == result.ranks[2] and result.ranks[1] == result.ranks[3]
     assert result.scores[0] == result.scores[2]
+
+
+class _ForkBombAtLastWords(FakeTransport):
+    """Answers index 0 to everything; from its ``breach_from``-th decision on,
+    the sandbox reports refused forks (what a fork bomb leaves behind)."""
+
+    def __init__(self, breach_from: int) -> None:
+        super().__init__([])
+        self.breach_from = breach_from
+        self.decisions = 0
+
+    def receive(self, deadline: float):
+        if self.sent[-1]["type"] == "hello":
+            return {"type": "hello", "protocol": 1, "name": "bomb"}
+        self.decisions += 1
+        return {"type": "action", "index": 0}
+
+    def live_breach(self) -> str:
+        return "process limit: refused forks" if self.decisions >= self.breach_from else ""
+
+
+class _FakePool(BotPool):
+    def __init__(self, transports: dict[str, FakeTransport]) -> None:
+        super().__init__({}, LIMITS, bundles={})
+        self.transports = transports
+
+    def acquire(self, name: str) -> BotClient:
+        client = BotClient(self.transports[name], name, cpu_limit_s=None)
+        client.handshake(1.0)
+        return client
+
+
+@pytest.mark.parametrize("breach_from", [2, "last"])
+def test_a_breach_in_the_last_moments_of_a_match_is_that_matchs_fault(monkeypatch, breach_from):
+    """Limits are read at most every CPU_CHECK_INTERVAL_S during play; here
+    never after the first decision. A breach after that is still the match's
+    fault, found when play ends, not lost with the process at ``end``."""
+    monkeypatch.setattr(botproc, "CPU_CHECK_INTERVAL_S", 3600.0)
+    clean = _FakePool({n: _ForkBombAtLastWords(10**9) for n in ("a", "b", "c")})
+    baseline = run_match("limit", 7, ["a", "b", "c"], clean, "clean")
+    assert baseline.faults == [None, None, None]
+    asked = clean.transports["b"].decisions
+    last = asked if breach_from == "last" else breach_from
+    bomb = _ForkBombAtLastWords(last)
+    pool = _FakePool({"a": _ForkBombAtLastWords(10**9), "b": bomb,
+                      "c": _ForkBombAtLastWords(10**9)})
+    result = run_match("limit", 7, ["a", "b", "c"], pool, "bomb")
+    fault = result.faults[1]
+    assert fault is not None and fault.kind == "limit" and "refused forks" in fault.detail
+    assert fault.decision == result.decisions, "found after the last decision"
+    assert result.replay["actions"] == baseline.replay["actions"], "the match itself is unchanged"
+    assert result.faults[0] is None and result.faults[2] is None
+    assert result.ranks[1] == 3 and bomb.closed, "ranked last, its process killed"
