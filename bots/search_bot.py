@@ -5,8 +5,9 @@ At each decision it samples full states consistent with its own observation
 (``games.determinize``), plays each candidate move out in every sampled world
 with the game's heuristic playing all seats, stops a playout at a round
 boundary and scores it (``bots/search/config.py``), and plays the move that
-beats the heuristic's own choice clearly, else the heuristic's move
-(``bots/search/core.py``).
+beats its default move clearly, else the default move (``bots/search/core.py``):
+the heuristic's, or in all_aboard and tateyoko a tuned variant of it that
+beats the heuristic on its own (``bots/search/tuned.py``).
 
 Budget per decision, from the environment (the manifest's ``[env]``):
 
@@ -60,7 +61,7 @@ class SearchBot(Bot):
         self.decision = 0
         self.times_ms: list[float] = []
         self.searched = 0  # decisions searched, and how often the search
-        self.deviated = 0  # left the heuristic's move (both per match)
+        self.deviated = 0  # left the default move (both per match)
         self.playouts = 0
         for slug in available():  # imports (numpy tables...) before the handshake
             load(slug)

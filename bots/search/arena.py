@@ -283,7 +283,7 @@ def main() -> None:
           f"Elo {summary['elo']:+.0f} [{summary['lo']:+.0f}, {summary['hi']:+.0f}], "
           f"decision {summary['mean_ms']:.0f} ms mean, {summary['max_ms']:.0f} ms max, "
           f"{summary['playouts_per_search']:.0f} playouts a search, "
-          f"{summary['deviation_rate']:.0%} of searches leave the heuristic's move, "
+          f"{summary['deviation_rate']:.0%} of searches leave the default move, "
           f"{summary['wall_s']} s", file=sys.stderr)
     print(json.dumps(summary))
 

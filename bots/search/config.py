@@ -36,12 +36,12 @@ class GameConfig:
     sigma: float = 1.0
     depth: int = 1
     policy: str = "heuristic"
-    # search only these steps (obs -> bool); others take the heuristic's move
+    # search only these steps (obs -> bool); others take the default move
     search_step: Callable[[dict], bool] | None = None
     z_prune: float = 2.0  # prune a candidate this many standard errors behind
-    z_final: float = 1.3  # leave the heuristic's move only this clearly
+    z_final: float = 1.3  # leave the default move (base) only this clearly
     min_worlds: int = 5
-    # with more legal moves than this, only the heuristic's move and the ones
+    # with more legal moves than this, only the default move and the ones
     # its prior (bots.search.fast.PRIORS) rates best are searched (4 rather
     # than 8 measured better in kings_order, tateyoko, grazia and all_aboard:
     # more worlds for the moves that matter)
@@ -62,6 +62,9 @@ class GameConfig:
     # other hands again to fit how their owners played (an opponent model,
     # bots.search.beliefs); one per search, it may keep what it read from obs
     refine: Callable[[], Callable[[Any, dict, Any], None]] | None = None
+    # base(obs, legal, rng) -> index: the search's own default move, kept
+    # unless a rival beats it clearly (bots.search.tuned); None: the heuristic's
+    base: Callable[[dict, list, Any], int] | None = None
 
 
 def _grazia_playout(g, rng) -> None:
@@ -81,6 +84,18 @@ def _kings_order_refiner() -> Any:
     from bots.search.beliefs import KingsOrderRefiner
 
     return KingsOrderRefiner()
+
+
+def _all_aboard_base(obs: dict, legal: list, rng: Any) -> int:
+    from bots.search.tuned import all_aboard
+
+    return all_aboard(obs, legal, rng)
+
+
+def _tateyoko_base(obs: dict, legal: list, rng: Any) -> int:
+    from bots.search.tuned import tateyoko
+
+    return tateyoko(obs, legal, rng)
 
 
 def _tile_hunt_turns(searcher: Any) -> Any:
@@ -167,7 +182,7 @@ CONFIGS: dict[str, GameConfig] = {
     # of searches rather than 17%)
     "all_aboard": GameConfig(
         round_of=lambda g: g.round, remaining=_rounds_left("round", "rounds"), sigma=10.7,
-        z_final=0.8),
+        z_final=0.8, base=_all_aboard_base),
     "tenos_square": GameConfig(
         round_of=lambda g: g.deal, remaining=_rounds_left("deal", "deals"), sigma=43.0),
     "twin_shoot": GameConfig(
@@ -177,7 +192,7 @@ CONFIGS: dict[str, GameConfig] = {
     # against +9 [-14, +32] Elo on the same 80 deals (900-979), within noise
     "tateyoko": GameConfig(
         round_of=lambda g: g.game_index, remaining=_rounds_left("game_index", "games"), sigma=5.5,
-        fast_playout=_tateyoko_playout),
+        fast_playout=_tateyoko_playout, base=_tateyoko_base),
     # refine: the other hands are dealt again until the heuristic, holding
     # them, would have played this round's cards, positions and discards as
     # their owners did (bots.search.beliefs): +147 [+116, +184] against +79

@@ -10,8 +10,13 @@ later) and the result is scored for the seat's player or team
 fields instead, reaching the same state with the same rollout random
 numbers, only faster.
 
+The default move is the heuristic's, or where a game has one, a tuned
+variant of it that measured stronger (``GameConfig.base``,
+``bots.search.tuned``: all_aboard, tateyoko); below, "the default move".
+
 Candidates: every legal move, or, with more than ``max_candidates``, the
-heuristic's own move and the ones the heuristic's prior rates best.
+default move and the ones the game's prior (``bots.search.fast.PRIORS``:
+the default move's own valuation) rates best.
 
 Worlds are shared: every candidate still in the race is played out in the
 same world with the same rollout seed (common random numbers), so candidates
@@ -19,10 +24,9 @@ are compared on paired results and the noise of the hidden cards mostly
 cancels. After every world (from ``min_worlds`` on) a candidate whose paired
 mean is behind the leader's by ``z_prune`` standard errors (Student's t for
 the few worlds seen) leaves the race. When the budget is spent, the leader
-is played if it beats the heuristic's own move by ``z_final`` standard
-errors, raised for the number of rivals (Bonferroni: the best of several
-noisy estimates looks better than it is); otherwise the heuristic's move is
-played (a search that cannot tell the moves apart should not gamble).
+is played if it beats the default move by ``z_final`` standard errors,
+raised for the number of rivals (Bonferroni: the best of several noisy
+estimates looks better than it is); otherwise the default move is played (a search that cannot tell the moves apart should not gamble).
 
 A game may bring its own search for some steps (``GameConfig.turn_search``):
 tile_hunt's late turns value the ways a turn can end and play the dice by
@@ -126,7 +130,7 @@ class Searcher:
         self.seat = seat
         self.num_players = num_players
         self.config = config or config_for(slug)
-        self.heuristic = load(slug)
+        self.heuristic = self.config.base or load(slug)
         self.policy = make_policy(self.config.policy, slug)
         self.prior = PRIORS.get(slug)
         self.rng = random.Random(seed)
@@ -200,7 +204,7 @@ class Searcher:
         base_seed = self.rng.getrandbits(48)
         alive = list(range(len(legal)))
         if len(alive) > cfg.max_candidates and self.prior is not None:
-            # the heuristic's own ratings read only this seat's view: any world will do
+            # the prior's ratings read only this seat's view: any world will do
             world = from_observation(self.slug, obs, base_seed - 1, decisions)
             actions = world.legal_actions()
             if len(actions) == len(legal):
@@ -209,7 +213,7 @@ class Searcher:
                 alive = alive[:cfg.max_candidates]
                 if heuristic not in alive:
                     alive[-1] = heuristic
-        # the heuristic's move first: it is played in every world that starts
+        # the default move first: it is played in every world that starts
         alive.remove(heuristic)
         alive.insert(0, heuristic)
         results: dict[int, dict[int, float]] = {a: {} for a in alive}

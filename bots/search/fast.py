@@ -1156,13 +1156,14 @@ def prior(slug: str) -> Callable[[Prior], Prior]:
 
 @prior("tateyoko")
 def tateyoko_prior(state, seat: int, legal: list) -> list[float]:
-    from bots.heuristics.tateyoko import hand_value, placed_value
+    from bots.heuristics.tateyoko import placed_value
+    from bots.search.tuned import _tateyoko_leaf
 
     grid = dict(state.grid)
     hand = list(state.hands[seat])
     turn = list(state.turn)
-    return [hand_value(hand) if isinstance(action, str)
-            else placed_value(grid, hand, turn, *action) for action in legal]
+    return [_tateyoko_leaf(hand, grid) if isinstance(action, str)
+            else placed_value(grid, hand, turn, *action, leaf=_tateyoko_leaf) for action in legal]
 
 
 @prior("kings_order")
@@ -1191,7 +1192,9 @@ def grazia_prior(state, seat: int, legal: list) -> list[float]:
 
 @prior("all_aboard")
 def all_aboard_prior(state, seat: int, legal: list) -> list[float]:
-    return all_aboard_values(state, seat, legal)
+    from bots.search.tuned import all_aboard_values as tuned_values
+
+    return tuned_values(sorted(state.hands[seat]), state.field, len(state.deck), legal)
 
 
 @prior("cat_in_the_box")
