@@ -26,7 +26,8 @@ mean is behind the leader's by ``z_prune`` standard errors (Student's t for
 the few worlds seen) leaves the race. When the budget is spent, the leader
 is played if it beats the default move by ``z_final`` standard errors,
 raised for the number of rivals (Bonferroni: the best of several noisy
-estimates looks better than it is); otherwise the default move is played (a search that cannot tell the moves apart should not gamble).
+estimates looks better than it is); otherwise the default move is played
+(a search that cannot tell the moves apart should not gamble).
 
 A game may bring its own search for some steps (``GameConfig.turn_search``):
 tile_hunt's late turns value the ways a turn can end and play the dice by
