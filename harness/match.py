@@ -252,10 +252,15 @@ def _start_seats(game: Game, seats: list[_Seat], pool: BotPool, match_id: str,
 def _after_fault(game: Game, seat: _Seat, error: BotError, legal: list[Any],
                  on_event: EventSink | None) -> tuple[int, None]:
     """Record the seat's fault; its random stand-in chooses (no bot time: None)."""
-    seat.record(error, game.decisions)
+    _record_fault(seat, error, game.decisions, on_event)
+    return seat.fallback.randrange(len(legal)), None
+
+
+def _record_fault(seat: _Seat, error: BotError, decision: int,
+                  on_event: EventSink | None) -> None:
+    seat.record(error, decision)
     if on_event is not None:
         on_event(fault_line(seat.seat, seat.bot, seat.fault))
-    return seat.fallback.randrange(len(legal)), None
 
 
 def _report_start_faults(seats: list[_Seat], on_event: EventSink | None) -> None:
@@ -275,9 +280,7 @@ def _check_seats_at_end(game: Game, seats: list[_Seat], on_event: EventSink | No
             try:
                 seat.client.check_limits()
             except BotError as error:
-                seat.record(error, game.decisions)
-                if on_event is not None:
-                    on_event(fault_line(seat.seat, seat.bot, seat.fault))
+                _record_fault(seat, error, game.decisions, on_event)
 
 
 def _end_seats(seats: list[_Seat], result: MatchResult, limits: Limits) -> None:

@@ -66,11 +66,13 @@ class _Planner:
         return value
 
 
-def choose(obs: dict, legal: list, rng: random.Random) -> int:
+def choose(obs: dict, legal: list, rng: random.Random,
+           planner_class: type[_Planner] = _Planner) -> int:
+    """``planner_class``: a variant of the planner (the search's tuned move)."""
     if len(legal) == 1:
         return 0
     hand = tuple(sorted(obs["hand"]))
-    planner = _Planner(obs["deck_size"], obs["num_players"])
+    planner = planner_class(obs["deck_size"], obs["num_players"])
     values = [planner.value_after(hand, obs["field"], card, 0) for card in legal]
     top = max(values)
     best = [i for i, v in enumerate(values) if v >= top - 1e-9]

@@ -56,6 +56,12 @@ def units_of(slug: str, players: int) -> list[tuple[int, ...]]:
     return [tuple(t) for t in teams] if teams else [(s,) for s in range(players)]
 
 
+def pair_results(slug: str, players: int, ranks: list[int], hero: int) -> list[float]:
+    """``hero``'s result against each other player (team): 1 ahead, 0.5 tied, 0 behind."""
+    return [1.0 if ranks[hero] < ranks[u[0]] else 0.5 if ranks[hero] == ranks[u[0]] else 0.0
+            for u in units_of(slug, players) if hero not in u]
+
+
 def _shuffle_deck_and_certificates(state, rng: random.Random) -> None:
     pool = list(state.deck) + [c for certs in state.certs for c in certs]
     rng.shuffle(pool)
@@ -129,8 +135,7 @@ def play(slug: str, players: int, seed: int, hero_seats: tuple[int, ...], oppone
     searched = sum(b.searched for b in bots.values())
     deviated = sum(b.deviated for b in bots.values())
     playouts = sum(b.playouts for b in bots.values())
-    pairs = [1.0 if ranks[hero] < ranks[u[0]] else 0.5 if ranks[hero] == ranks[u[0]] else 0.0
-             for u in units_of(slug, players) if hero not in u]
+    pairs = pair_results(slug, players, ranks, hero)
     return {"game": slug, "players": players, "seed": seed, "hero": list(hero_seats),
             "opponent": opponent, "pairs": pairs, "scores": list(game.scores()),
             "ranks": ranks, "times_ms": times, "decisions": game.decisions,

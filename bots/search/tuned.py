@@ -34,7 +34,11 @@ import time
 import zlib
 from collections.abc import Callable
 
+from bots.heuristics import all_aboard as aboard_heuristic
 from bots.heuristics.all_aboard import _Planner
+from bots.heuristics.tateyoko import decide, hand_value
+from games.all_aboard import _RED
+from games.tateyoko import cell_options, frontier
 
 JOKER_KEEP = 4.0
 BLACK_KEEP = 0.5
@@ -45,8 +49,6 @@ class _KeepingPlanner(_Planner):
     def end(self, hand: tuple[int, ...], field: int, certs: int) -> float:
         value = super().end(hand, field, certs)
         if self.deck_size > KEEP_ABOVE:
-            from games.all_aboard import _RED
-
             blacks = sum(1 for c in hand if not _RED[c])
             jokers = sum(1 for c in hand if c >= 78)
             value += BLACK_KEEP * blacks + JOKER_KEEP * jokers
@@ -60,12 +62,7 @@ def all_aboard_values(hand: list[int], field: int, deck_size: int, legal: list) 
 
 
 def all_aboard(obs: dict, legal: list, rng: random.Random) -> int:
-    if len(legal) == 1:
-        return 0
-    values = all_aboard_values(sorted(obs["hand"]), obs["field"], obs["deck_size"], legal)
-    top = max(values)
-    best = [i for i, v in enumerate(values) if v >= top - 1e-9]
-    return rng.choice(best)
+    return aboard_heuristic.choose(obs, legal, rng, planner_class=_KeepingPlanner)
 
 
 OPEN_WEIGHT = 0.02  # per unseen card that would fit an open cell
@@ -74,8 +71,6 @@ OPEN_WEIGHT = 0.02  # per unseen card that would fit an open cell
 def _open_cards(grid: dict, hand: list[int]) -> int:
     """Cards nobody has seen (not on the grid, not in this hand) that fit
     some open cell: what the others may find room for."""
-    from games.tateyoko import cell_options, frontier
-
     fit: set[int] = set()
     for cell in frontier(grid):
         fit.update(cell_options(grid, *cell))
@@ -85,16 +80,12 @@ def _open_cards(grid: dict, hand: list[int]) -> int:
 
 
 def _tateyoko_leaf(hand: list[int], grid: dict) -> float:
-    from bots.heuristics.tateyoko import hand_value
-
     if not hand:
         return hand_value(hand)  # out: the game is over, nobody plays on
     return hand_value(hand) - OPEN_WEIGHT * _open_cards(grid, hand)
 
 
 def tateyoko(obs: dict, legal: list, rng: random.Random) -> int:
-    from bots.heuristics.tateyoko import decide
-
     if len(legal) == 1:
         return 0
     grid = {(x, y): c for x, y, c in obs["grid"]}
@@ -110,7 +101,7 @@ def _match(slug: str, players: int, seed: int, seat: int) -> dict:
     """One match: the tuned move at ``seat``, the heuristic elsewhere; every
     observation goes through msgpack, as a bot process receives it."""
     from bots.heuristics import load
-    from bots.search.arena import _wire, units_of
+    from bots.search.arena import _wire, pair_results
     from games import get_game
 
     game = get_game(slug).new(players, seed)
@@ -125,10 +116,8 @@ def _match(slug: str, players: int, seed: int, seat: int) -> dict:
             obs, wire_legal = _wire([game.observation(mover), legal])
             index = movers[mover](obs, wire_legal, rngs[mover])
         game.apply_unchecked(legal[index])
-    ranks = game.standings()
-    pairs = [1.0 if ranks[seat] < ranks[u[0]] else 0.5 if ranks[seat] == ranks[u[0]] else 0.0
-             for u in units_of(slug, players) if seat not in u]
-    return {"game": slug, "seed": seed, "hero": [seat], "pairs": pairs, "times_ms": []}
+    return {"game": slug, "seed": seed, "hero": [seat],
+            "pairs": pair_results(slug, players, game.standings(), seat), "times_ms": []}
 
 
 def compare(slug: str, players: int = 4, deals: int = 200, first_deal: int = 0) -> dict:
