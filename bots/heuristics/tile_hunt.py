@@ -61,10 +61,12 @@ TRANSITIONS, ROW_STATE, OPTION_ROWS = _build_transitions()
 STATE_STARTS = np.searchsorted(ROW_STATE, np.arange(len(STATES)))
 
 WIN_BONUS = 5000.0
+REVERSAL_VALUE = 1e6  # above any turn: the final round's dice are rolled for five 1s
 
 
-def options(obs: dict) -> list[tuple[str, str, float]]:
-    """(kind, tile name, value) of every way the current turn may end but chips."""
+def options(obs: dict, reversal: float = REVERSAL_VALUE) -> list[tuple[str, str, float]]:
+    """(kind, tile name, value) of every way the current turn may end but chips
+    (``reversal``: the reversal tile's value, for variants)."""
     seat = obs["seat"]
     scores = obs["scores"]
     n = obs["num_players"]
@@ -91,7 +93,7 @@ def options(obs: dict) -> list[tuple[str, str, float]]:
             weight = 2.0 if owner == top_rival else 1.5
             result.append(("steal", name, weight * pts + _final_bonus(obs, after)))
     if obs["reversal"] == "face_up":
-        result.append(("reversal", "reversal", 1e6))
+        result.append(("reversal", "reversal", reversal))
     return result
 
 
@@ -113,9 +115,9 @@ def chips_value(obs: dict, ones: int) -> float:
     return gained * CHIP_POINTS + _final_bonus(obs, after)
 
 
-def state_values(obs: dict) -> np.ndarray:
+def state_values(obs: dict, reversal: float = REVERSAL_VALUE) -> np.ndarray:
     """Best value of stopping with each dice state."""
-    opts = options(obs)
+    opts = options(obs, reversal)
     chip_vals = [chips_value(obs, k) for k in range(6)]
     values = np.empty(len(STATES))
     for i, state in enumerate(STATES):
@@ -134,7 +136,7 @@ def _one_more_roll(v0: np.ndarray) -> np.ndarray:
     return np.maximum(v0, best_reroll)
 
 
-def best_take(legal: list, values: dict, chips: float) -> int:
+def best_take(legal: list, values: dict, chips: float, reversal: float = REVERSAL_VALUE) -> int:
     """The take step's choice: the action of the highest value, from the
     options' values by (kind, tile) and the chips' value."""
     best_index, best_value = 0, -1.0
@@ -142,7 +144,7 @@ def best_take(legal: list, values: dict, chips: float) -> int:
         if action == "chips":
             value = chips
         elif action == "reversal":
-            value = 1e6
+            value = reversal
         else:
             value = values.get((action[0], action[1]), TILES[action[1]][0])
         if value > best_value:
@@ -150,13 +152,15 @@ def best_take(legal: list, values: dict, chips: float) -> int:
     return best_index
 
 
-def choose(obs: dict, legal: list, rng: random.Random) -> int:
+def choose(obs: dict, legal: list, rng: random.Random,
+           reversal: float = REVERSAL_VALUE) -> int:
+    """``reversal``: the reversal tile's value (the search's tuned move)."""
     if obs["step"] == "take":
-        values = {(kind, name): value for kind, name, value in options(obs)}
-        return best_take(legal, values, chips_value(obs, obs["dice"].count(1)))
+        values = {(kind, name): value for kind, name, value in options(obs, reversal)}
+        return best_take(legal, values, chips_value(obs, obs["dice"].count(1)), reversal)
     # roll step: stop or reroll, maximizing the expected value of the turn
     state = tuple(obs["dice"])
-    v0 = state_values(obs)
+    v0 = state_values(obs, reversal)
     after = v0 if obs["rerolls_left"] <= 1 else _one_more_roll(v0)
     best_index, best_value = 0, v0[STATE_INDEX[state]] + 1e-9  # stop on ties
     for i, action in enumerate(legal):

@@ -98,6 +98,12 @@ def _tateyoko_base(obs: dict, legal: list, rng: Any) -> int:
     return tateyoko(obs, legal, rng)
 
 
+def _tile_hunt_base(obs: dict, legal: list, rng: Any) -> int:
+    from bots.search.tuned import tile_hunt
+
+    return tile_hunt(obs, legal, rng)
+
+
 def _tile_hunt_turns(searcher: Any) -> Any:
     from bots.search.tile_hunt_turn import TileHuntTurnSearch
 
@@ -165,7 +171,7 @@ CONFIGS: dict[str, GameConfig] = {
         round_of=lambda g: g.round, remaining=_rounds_left("round", "total_rounds"), sigma=300.0,
         search_step=lambda obs: obs["step"] == "take" or obs["phase"] == "late",
         turn_search=_tile_hunt_turns, turn_step=lambda obs: obs["phase"] == "late",
-        turn_depth=8),
+        turn_depth=8, base=_tile_hunt_base),
     "grazia": GameConfig(sigma=3.0, fast_playout=_grazia_playout),
     # the fitted chance of finishing ahead rather than targets plus hand worth
     # over sigma 0.7 and 1.5 rounds a missing target: +89 [+63, +115] against
