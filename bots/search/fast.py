@@ -1194,7 +1194,8 @@ def grazia_prior(state, seat: int, legal: list) -> list[float]:
 def all_aboard_prior(state, seat: int, legal: list) -> list[float]:
     from bots.search.tuned import all_aboard_values as tuned_values
 
-    return tuned_values(sorted(state.hands[seat]), state.field, len(state.deck), legal)
+    return tuned_values(sorted(state.hands[seat]), state.field, len(state.deck),
+                        state.num_players, legal)
 
 
 @prior("cat_in_the_box")

@@ -15,12 +15,18 @@ tuning (4 players; ``--deals 2000 --first-deal 1000``). The all-red
 bonus is the costliest of those round-end terms: to earn it the heuristic
 spends a joker on a red signal and plays its black cards after it, only to
 refill the hand at its next turn. The tuned planner counts it only once
-the deck is down to ``ALL_RED_WITHIN`` cards (tuned on 600 deals at 4
-players: 12 cards +73, 16 +92, 18 +101, 20 +100, 22 +96, 26 +81, never
-+35; negative -5 +50). Together: **+116 [+110, +121]** on the same 2,000
-deals. Re-tuned with it, the other weights stay where they were (jokers 2
-or 6, black cards 0 or 1, the keeping threshold 6 or 20, the red-signal
-bonus 0 or 2: from 15 Elo below to level, none above).
+the deck is down to ``all_red_within(players)`` = 6 + 3 per player cards
+(tuned on 500-800 deals a count; at 4 players: 12 cards +73, 16 +92, 18
++101, 20 +100, 22 +96, 26 +81, never +35, a negative bonus -5 +50; best
+near 9 at 2 players, 15 at 3, 21 at 5, 23 at 6). Together: **+118 [+113,
++124]** on the same 2,000 deals; on others (``--first-deal 1000``) +26
+[+8, +46] at 2 players (600 deals), +84 [+70, +97] at 3 (600), +89 [+81,
++97] at 6 (400), against -12, +71 and +77 with 20 cards at every count,
+and +18 and +22 (3 and 6 players) before it; at 5 players +105 or +106
+(600) with 21 or 20. Re-tuned with it at 4 players (20 cards), the other weights
+stay where they were (jokers 2 or 6, black cards 0 or 1, the keeping
+threshold 6 or 20, the red-signal bonus 0 or 2: from 15 Elo below to
+level, none above).
 
 tateyoko: the heuristic plays the line that leaves the best hand, and
 breaks ties (often several cells or cards lead to equally good hands) at
@@ -65,10 +71,14 @@ from games.tateyoko import cell_options, frontier
 JOKER_KEEP = 4.0
 BLACK_KEEP = 0.5
 KEEP_ABOVE = 12  # deck size
-
-
 ALL_RED_BONUS = 20.0  # the heuristic's bonus for an empty or all-red hand at the round's end
-ALL_RED_WITHIN = 20  # deck size
+
+
+def all_red_within(num_players: int) -> int:
+    """The largest deck at which the all-red bonus still counts: the more
+    players refill before this one's next turn, the sooner the round may
+    end (tuned at 3, 4 and 6 players: 15, 18 and 24 cards)."""
+    return 6 + 3 * num_players
 
 
 class _KeepingPlanner(_Planner):
@@ -78,14 +88,15 @@ class _KeepingPlanner(_Planner):
             blacks = sum(1 for c in hand if not _RED[c])
             jokers = sum(1 for c in hand if c >= 78)
             value += BLACK_KEEP * blacks + JOKER_KEEP * jokers
-        if self.deck_size > ALL_RED_WITHIN and all(_RED[c] for c in hand):
+        if self.deck_size > all_red_within(self.num_players) and all(_RED[c] for c in hand):
             value -= ALL_RED_BONUS  # the hand is refilled before the round can end
         return value
 
 
-def all_aboard_values(hand: list[int], field: int, deck_size: int, legal: list) -> list[float]:
+def all_aboard_values(hand: list[int], field: int, deck_size: int, num_players: int,
+                      legal: list) -> list[float]:
     """The tuned planner's value of each legal card (``hand`` sorted)."""
-    planner = _KeepingPlanner(deck_size, 0)  # the planner does not use the player count
+    planner = _KeepingPlanner(deck_size, num_players)
     return [planner.value_after(tuple(hand), field, card, 0) for card in legal]
 
 
