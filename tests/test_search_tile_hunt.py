@@ -59,14 +59,19 @@ def test_turn_search_is_legal_and_seeded() -> None:
         searcher = Searcher("tile_hunt", 0, 3, seed)
         moves = []
         for _game, obs, legal, _ in _decisions(range(1), players=3):
-            if obs["current_player"] == 0 and obs["phase"] == "late" and len(legal) > 1:
+            searched = obs["phase"] == "late" or obs["step"] == "take"
+            if obs["current_player"] == 0 and searched and len(legal) > 1:
                 outcome = searcher.choose(obs, legal, Budget(iterations=60))
                 assert 0 <= outcome.index < len(legal)
+                turn = searcher.turn_search.turn  # the turn search played it, early takes included
+                assert turn is not None and turn.key == (obs["round"], obs["turn_position"])
                 moves.append(outcome.index)
+                early_takes.append(obs["phase"] == "early")
         return moves
 
+    early_takes: list[bool] = []
     first = play(5)
-    assert len(first) > 5
+    assert len(first) > 5 and any(early_takes)
     assert play(5) == first
 
 
