@@ -994,7 +994,8 @@ class TileHuntDice:
         return self.h.best_take(legal, values, chip_vals[state.dice.count(1)])
 
     def values(self, obs: dict, legal: list) -> list[float]:
-        """The heuristic's expected value of every roll-step action."""
+        """The heuristic's expected value of every roll-step action (the
+        tests' reference for ``policy``)."""
         h = self.h
         v0, expect0, expect1 = self.tables(obs)
         dice = tuple(obs["dice"])
@@ -1013,16 +1014,6 @@ class TileHuntDice:
         rerolls = (expect0 if state.rerolls_left <= 1 else expect1)[self.blocks[dice]]
         best = int(rerolls.argmax())
         return best + 1 if rerolls[best] > v0[dice] + 1e-9 else 0
-
-    def prior(self, state, seat: int, legal: list) -> list[float]:
-        obs = tile_hunt_obs(state, seat)
-        if obs["step"] == "take":
-            option = {(kind, name): value for kind, name, value in self.h.options(obs)}
-            ones = state.dice.count(1)
-            return [self.h.chips_value(obs, ones) if a == "chips" else 1e6 if a == "reversal"
-                    else option.get(tuple(a), 0.0) for a in legal]
-        return self.values(obs, legal)
-
 
 _TILE_HUNT: TileHuntDice | None = None
 
@@ -1204,11 +1195,6 @@ def cat_prior(state, seat: int, legal: list) -> list[float]:
         return [0.0] * len(legal)
     scores = _cat_play(state, seat, legal, random.Random(0), scores=True)
     return scores
-
-
-@prior("tile_hunt")
-def tile_hunt_prior(state, seat: int, legal: list) -> list[float]:
-    return _tile_hunt().prior(state, seat, legal)
 
 
 def _twin_obs(state, seat: int) -> dict:
