@@ -5,9 +5,10 @@ At each decision it samples full states consistent with its own observation
 (``games.determinize``), plays each candidate move out in every sampled world
 with the game's heuristic playing all seats, stops a playout at a round
 boundary and scores it (``bots/search/config.py``), and plays the move that
-beats its default move clearly, else the default move (``bots/search/core.py``):
-the heuristic's, or in all_aboard and tateyoko a tuned variant of it that
-beats the heuristic on its own (``bots/search/tuned.py``).
+beats its default move clearly, else the default move
+(``bots/search/core.py``): the heuristic's, or in all_aboard, tateyoko and
+tile_hunt a tuned variant of it that beats the heuristic on its own
+(``bots/search/tuned.py``).
 
 Budget per decision, from the environment (the manifest's ``[env]``):
 

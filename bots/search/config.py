@@ -86,22 +86,20 @@ def _kings_order_refiner() -> Any:
     return KingsOrderRefiner()
 
 
-def _all_aboard_base(obs: dict, legal: list, rng: Any) -> int:
-    from bots.search.tuned import all_aboard
+def _tuned_base(slug: str) -> Callable[[dict, list, Any], int]:
+    """The game's tuned default move (``bots.search.tuned.BASES``), imported
+    on first use like the other hooks."""
+    def base(obs: dict, legal: list, rng: Any) -> int:
+        from bots.search.tuned import BASES
 
-    return all_aboard(obs, legal, rng)
-
-
-def _tateyoko_base(obs: dict, legal: list, rng: Any) -> int:
-    from bots.search.tuned import tateyoko
-
-    return tateyoko(obs, legal, rng)
+        return BASES[slug](obs, legal, rng)
+    return base
 
 
-def _tile_hunt_base(obs: dict, legal: list, rng: Any) -> int:
-    from bots.search.tuned import tile_hunt
-
-    return tile_hunt(obs, legal, rng)
+def _tile_hunt_searched(obs: dict) -> bool:
+    """The steps tile_hunt's search plays, all by its turn search: the late
+    phase, and the early phase's take steps."""
+    return obs["phase"] == "late" or obs["step"] == "take"
 
 
 def _tile_hunt_turns(searcher: Any) -> Any:
@@ -171,9 +169,8 @@ CONFIGS: dict[str, GameConfig] = {
     # against flat search over the take to the round's end
     "tile_hunt": GameConfig(
         round_of=lambda g: g.round, remaining=_rounds_left("round", "total_rounds"), sigma=300.0,
-        search_step=lambda obs: obs["step"] == "take" or obs["phase"] == "late",
-        turn_search=_tile_hunt_turns, turn_step=lambda obs: obs["phase"] == "late" or obs["step"] == "take",
-        turn_depth=8, base=_tile_hunt_base),
+        search_step=_tile_hunt_searched, turn_search=_tile_hunt_turns,
+        turn_step=_tile_hunt_searched, turn_depth=8, base=_tuned_base("tile_hunt")),
     "grazia": GameConfig(sigma=3.0, fast_playout=_grazia_playout),
     # the fitted chance of finishing ahead rather than targets plus hand worth
     # over sigma 0.7 and 1.5 rounds a missing target: +89 [+63, +115] against
@@ -190,7 +187,7 @@ CONFIGS: dict[str, GameConfig] = {
     # of searches rather than 17%)
     "all_aboard": GameConfig(
         round_of=lambda g: g.round, remaining=_rounds_left("round", "rounds"), sigma=10.7,
-        z_final=0.8, base=_all_aboard_base),
+        z_final=0.8, base=_tuned_base("all_aboard")),
     "tenos_square": GameConfig(
         round_of=lambda g: g.deal, remaining=_rounds_left("deal", "deals"), sigma=43.0),
     "twin_shoot": GameConfig(
@@ -200,7 +197,7 @@ CONFIGS: dict[str, GameConfig] = {
     # against +9 [-14, +32] Elo on the same 80 deals (900-979), within noise
     "tateyoko": GameConfig(
         round_of=lambda g: g.game_index, remaining=_rounds_left("game_index", "games"), sigma=5.5,
-        fast_playout=_tateyoko_playout, base=_tateyoko_base),
+        fast_playout=_tateyoko_playout, base=_tuned_base("tateyoko")),
     # refine: the other hands are dealt again until the heuristic, holding
     # them, would have played this round's cards, positions and discards as
     # their owners did (bots.search.beliefs): +147 [+116, +184] against +79

@@ -12,7 +12,8 @@ numbers, only faster.
 
 The default move is the heuristic's, or where a game has one, a tuned
 variant of it that measured stronger (``GameConfig.base``,
-``bots.search.tuned``: all_aboard, tateyoko); below, "the default move".
+``bots.search.tuned``: all_aboard, tateyoko, tile_hunt); below, "the
+default move".
 
 Candidates: every legal move, or, with more than ``max_candidates``, the
 default move and the ones the game's prior (``bots.search.fast.PRIORS``:
@@ -30,8 +31,9 @@ estimates looks better than it is); otherwise the default move is played
 (a search that cannot tell the moves apart should not gamble).
 
 A game may bring its own search for some steps (``GameConfig.turn_search``):
-tile_hunt's late turns value the ways a turn can end and play the dice by
-dynamic programming over them (``bots.search.tile_hunt_turn``). A game may
+tile_hunt's late turns and early takes value the ways a turn can end and
+play the dice by dynamic programming over them
+(``bots.search.tile_hunt_turn``). A game may
 also refine each sampled world (``GameConfig.refine``): kings_order deals
 the other hands again until the heuristic, holding them, would have played
 as their owners did this round (``bots.search.beliefs``).
