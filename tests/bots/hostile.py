@@ -10,6 +10,7 @@ leaves the bot playing on (or faulting in the expected way).
 """
 
 import glob
+import itertools
 import os
 import socket
 import sys
@@ -210,12 +211,17 @@ def db_forgery(message):
         for i, arg in enumerate(argv[:-1]):
             if arg == b"--db":
                 candidates.add(argv[i + 1].decode())
-    for pattern in ("/tmp/**/*.db", os.path.expanduser("~/**/*.db"), "*.db"):
-        candidates.update(glob.glob(pattern, recursive=True)[:50])
     # The test's own results only: unsandboxed, this attack would work on any
     # results file of the machine, so the test keeps it on a leash.
     leash = os.environ.get("HOSTILE_DB_ROOT", "/nonexistent/")
     candidates = {path for path in candidates if os.path.realpath(path).startswith(leash)}
+    if not candidates:
+        # Nothing in the harness's open files or arguments: search the disk,
+        # only then, since a recursive walk of a crowded /tmp can take longer
+        # than a decision's deadline (the attack would time out unproven)
+        for pattern in ("/tmp/**/*.db", os.path.expanduser("~/**/*.db"), "*.db"):
+            candidates.update(itertools.islice(glob.iglob(pattern, recursive=True), 50))
+        candidates = {path for path in candidates if os.path.realpath(path).startswith(leash)}
     import sqlite3
 
     for _ in range(5 if candidates else 0):  # the harness may be writing: try again
