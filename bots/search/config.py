@@ -166,11 +166,15 @@ CONFIGS: dict[str, GameConfig] = {
     # difference +53 [+19, +89]). In the early phase it plays the take
     # steps too (the rolls are the default move's): +35 [+5, +68] and
     # -8 [-36, +23] paired at 100 ms on 80 deals each (980-1059, 900-979)
-    # against flat search over the take to the round's end
+    # against flat search over the take to the round's end. z_final 0.8
+    # rather than 1.3: +26 [+0, +53] Elo paired at 400 playouts (deals
+    # 2000-2079), +16 [-9, +39] at 100 ms on 160 fresh deals (1220-1379);
+    # 0.5 measured the same as 0.8 (+10 [-14, +35] over it, 72 deals)
     "tile_hunt": GameConfig(
         round_of=lambda g: g.round, remaining=_rounds_left("round", "total_rounds"), sigma=300.0,
         search_step=_tile_hunt_searched, turn_search=_tile_hunt_turns,
-        turn_step=_tile_hunt_searched, turn_depth=8, base=_tuned_base("tile_hunt")),
+        turn_step=_tile_hunt_searched, turn_depth=8, z_final=0.8,
+        base=_tuned_base("tile_hunt")),
     "grazia": GameConfig(sigma=3.0, fast_playout=_grazia_playout),
     # the fitted chance of finishing ahead rather than targets plus hand worth
     # over sigma 0.7 and 1.5 rounds a missing target: +89 [+63, +115] against
@@ -195,9 +199,13 @@ CONFIGS: dict[str, GameConfig] = {
     # fast_playout: the same playouts, about twice as fast (99 rather than
     # 67 playouts a search at 100 ms on a loaded machine); +23 [-1, +46]
     # against +9 [-14, +32] Elo on the same 80 deals (900-979), within noise
+    # z_final 0.8 rather than 1.3: +21 [-3, +44] Elo paired at 170 playouts
+    # (deals 2000-2079; 0.5: +18 [-11, +47]), +35 [-4, +74] at 100 ms on 80
+    # fresh deals (1040-1119); -12 [-35, +11] against an earlier run on
+    # 900-1039 at another load (README)
     "tateyoko": GameConfig(
         round_of=lambda g: g.game_index, remaining=_rounds_left("game_index", "games"), sigma=5.5,
-        fast_playout=_tateyoko_playout, base=_tuned_base("tateyoko")),
+        fast_playout=_tateyoko_playout, z_final=0.8, base=_tuned_base("tateyoko")),
     # refine: the other hands are dealt again until the heuristic, holding
     # them, would have played this round's cards, positions and discards as
     # their owners did (bots.search.beliefs): +147 [+116, +184] against +79
