@@ -9,6 +9,7 @@ import msgpack
 
 import bots.heuristics.tile_hunt as tile_hunt_heuristic
 from bots.heuristics import load
+from bots.search.config import config_for
 from bots.search.core import Budget, Searcher
 from bots.search.tile_hunt_turn import _ends
 from games import get_game
@@ -59,7 +60,7 @@ def test_turn_search_is_legal_and_seeded() -> None:
         searcher = Searcher("tile_hunt", 0, 3, seed)
         moves = []
         for _game, obs, legal, _ in _decisions(range(1), players=3):
-            searched = obs["phase"] == "late" or obs["step"] == "take"
+            searched = config_for("tile_hunt").search_step(obs)
             if obs["current_player"] == 0 and searched and len(legal) > 1:
                 outcome = searcher.choose(obs, legal, Budget(iterations=60))
                 assert 0 <= outcome.index < len(legal)

@@ -214,14 +214,18 @@ def db_forgery(message):
     # The test's own results only: unsandboxed, this attack would work on any
     # results file of the machine, so the test keeps it on a leash.
     leash = os.environ.get("HOSTILE_DB_ROOT", "/nonexistent/")
-    candidates = {path for path in candidates if os.path.realpath(path).startswith(leash)}
+
+    def on_leash(paths):
+        return {path for path in paths if os.path.realpath(path).startswith(leash)}
+
+    candidates = on_leash(candidates)
     if not candidates:
         # Nothing in the harness's open files or arguments: search the disk,
         # only then, since a recursive walk of a crowded /tmp can take longer
         # than a decision's deadline (the attack would time out unproven)
         for pattern in ("/tmp/**/*.db", os.path.expanduser("~/**/*.db"), "*.db"):
             candidates.update(itertools.islice(glob.iglob(pattern, recursive=True), 50))
-        candidates = {path for path in candidates if os.path.realpath(path).startswith(leash)}
+        candidates = on_leash(candidates)
     import sqlite3
 
     for _ in range(5 if candidates else 0):  # the harness may be writing: try again
