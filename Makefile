@@ -23,7 +23,7 @@ test: $(STAMP) lint
 	$(BIN)/python -m pytest -q
 
 # Static checks, part of `make test`: ruff on everything, mypy on the harness,
-# the game contract and the SDK (pyproject.toml says which).
+# the games and the bots, tests aside (pyproject.toml says which).
 lint: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/mypy

@@ -56,7 +56,7 @@ def compare(slug: str, num_players: int, hero: Policy, matches: int, seed: int =
     wins = 0.0
     for match in range(matches):
         hero_seat = match % num_players
-        policies = [random_policy] * num_players
+        policies: list[Policy] = [random_policy] * num_players
         policies[hero_seat] = hero
         standings = play(slug, policies, seed + match)
         if standings[hero_seat] == 1:

@@ -41,7 +41,7 @@ import random
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Self
 
 Action = Any  # int | str | tuple[int | str, ...]
 Observation = dict[str, Any]
@@ -183,7 +183,7 @@ class Game(ABC):
 
     # ---- construction -------------------------------------------------
     @classmethod
-    def new(cls, num_players: int, seed: int, narrate: bool = False) -> Game:
+    def new(cls, num_players: int, seed: int, narrate: bool = False) -> Self:
         cls.INFO.check_players(num_players)
         game = cls.__new__(cls)
         game.num_players = num_players
@@ -199,7 +199,7 @@ class Game(ABC):
 
     # ---- test positions -----------------------------------------------
     @classmethod
-    def position(cls, num_players: int, seed: int = 0, **fields: Any) -> Game:
+    def position(cls, num_players: int, seed: int = 0, **fields: Any) -> Self:
         """A position for a test or an example: ``new(num_players, seed)``,
         then the named fields replaced (see :meth:`set_position`).
 
@@ -312,7 +312,7 @@ class Game(ABC):
         """
         return None
 
-    def _peek(self, action: Action) -> Game:
+    def _peek(self, action: Action) -> Self:
         """A clone with ``action`` applied, narration off: a helper for
         ``reveals`` (the step's public consequences, read off the result)."""
         twin = self.clone()
@@ -321,12 +321,12 @@ class Game(ABC):
         return twin
 
     # ---- copies and hidden information ----------------------------------
-    def clone(self) -> Game:
+    def clone(self) -> Self:
         """An independent copy; engines may override with a faster one
         (start from ``_shallow_twin()`` and copy the mutable fields)."""
         return copy.deepcopy(self)
 
-    def _shallow_twin(self) -> Game:
+    def _shallow_twin(self) -> Self:
         """A shallow copy with its own rng and event list: the common start of
         a hand-written ``clone``."""
         twin = self.__class__.__new__(self.__class__)
@@ -336,10 +336,10 @@ class Game(ABC):
         return twin
 
     @abstractmethod
-    def redeal(self, player: int, seed: int) -> Game:
+    def redeal(self, player: int, seed: int) -> Self:
         """A state identical from ``player``'s view, hidden parts resampled."""
 
-    def _fresh_copy_for_redeal(self, seed: int) -> Game:
+    def _fresh_copy_for_redeal(self, seed: int) -> Self:
         """Helper: a clone whose rng is reseeded (future chance unknown)."""
         state = self.clone()
         state.rng = random.Random(seed)

@@ -33,6 +33,10 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # games is imported lazily at run time
+    from games.base import Game
 
 PLAYERS = 4
 
@@ -57,12 +61,12 @@ def _random_play(slug: str, players: int, seconds: float) -> float:
     return decisions / (time.perf_counter() - started)
 
 
-def _sample_states(slug: str, players: int, count: int) -> list:
+def _sample_states(slug: str, players: int, count: int) -> list[Game]:
     """States along seeded random matches (not timed)."""
     from games import get_game
 
     cls = get_game(slug)
-    states = []
+    states: list[Game] = []
     picker = random.Random(7)
     seed = 100
     while len(states) < count:

@@ -421,8 +421,9 @@ class CatInTheBox(Game):
         pool: list[int] = list(state.set_aside)
         for s in others:
             pool.extend(state.hands[s])
-            if state.discards[s] is not None:
-                pool.append(state.discards[s])
+            discard = state.discards[s]
+            if discard is not None:
+                pool.append(discard)
         must_play = (
             state.to_act
             if state.phase == "play" and state.to_act >= 0 and state.to_act != player

@@ -535,7 +535,9 @@ def _twin_shoot(obs: dict, rng: random.Random, decisions: int) -> Game:
     for s in range(n):
         if s != me:
             rules = voids[s]
-            slots.append((("hand", s), sizes[s], (lambda c, r=rules: _allowed(c, r)) if rules else None))
+            # annotated: mypy cannot infer a lambda with a default argument from the tuple
+            allowed: Callable[[int], bool] | None = (lambda c, r=rules: _allowed(c, r)) if rules else None
+            slots.append((("hand", s), sizes[s], allowed))
         if s not in seen_bids:
             slots.append((("bid", s), counts[s], None))
     _fit(pool, sum(size for _, size, _ in slots), "twin_shoot", g.over)
@@ -673,7 +675,10 @@ def _kings_order(obs: dict, rng: random.Random, decisions: int) -> Game:
         if s == me:
             continue
         if lo[s] > 1 or hi[s] < 13:
-            slots.append((s, sizes[s], lambda c, a=lo[s], b=hi[s]: a <= rank_of(c) <= b))
+            # a def, not a lambda: mypy cannot infer a lambda with default arguments
+            def in_bounds(c: int, a: int = lo[s], b: int = hi[s]) -> bool:
+                return a <= rank_of(c) <= b
+            slots.append((s, sizes[s], in_bounds))
         else:
             slots.append((s, sizes[s], None))
     slots.append(("aside", obs["set_aside"], None))

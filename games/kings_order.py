@@ -323,10 +323,12 @@ class KingsOrder(Game):
     def reveals(self, action: Action, player: int) -> tuple | None:
         """Each step of a turn shows something of a hand (see REVEALS)."""
         if self.phase == "name":
+            assert self.pending is not None  # set by the play step, kept until the turn ends
             rank = rank_of(self.pending["card"])
             _, handed, end = handover(self.hands[action[1]], rank)
             return ("cards handed over", tuple(handed), end)
         after = self._peek(action)
+        assert after.pending is not None  # a play or a discard leaves the turn pending
         if self.phase == "play":
             return ("position in hand", after.pending["left"], after.pending["right"])
         return ("cards discarded", tuple(after.pending["discarded"]))

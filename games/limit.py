@@ -177,7 +177,7 @@ class Limit(Game):
         for seat, gained in enumerate(points):
             self.total[seat] += gained
         self.last_round_points = points
-        played = [set() for _ in range(self.num_players)]
+        played: list[set[int]] = [set() for _ in range(self.num_players)]
         for seat, value in self.basket:
             played[seat].add(value)
         for seat in range(self.num_players):

@@ -157,6 +157,7 @@ def main() -> None:
         sys.exit("no golden directory: pass --dir (or set GOLDEN_DIR)")
     for slug in args.games or implemented_games():
         if args.write:
+            assert directory is not None  # checked above
             for path in write_golden(slug, directory):
                 print("wrote", path)
 

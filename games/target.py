@@ -141,7 +141,7 @@ class Target(Game):
         self.sp = 0
         self.round = -1
         self.refills = 0
-        self.last_round = None
+        self.last_round: dict | None = None
         self.winner = -1
         self.phase = "choose"
         self.revealed: list[int] = []

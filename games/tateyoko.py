@@ -83,6 +83,8 @@ new dict to ``grid`` (the grid only grows in play, so this is safe).
 
 from __future__ import annotations
 
+from typing import cast
+
 from games.base import Action, Game, GameInfo, Observation, reshuffle
 from games.tennos import NUM_RANKS, card_name, deck
 
@@ -175,12 +177,12 @@ def cell_options(grid: dict[tuple[int, int], int], x: int, y: int) -> tuple[int,
 def _options_between(up: int | None, down: int | None, right: int | None,
                      left: int | None) -> tuple[int, ...]:
     if up is not None or down is not None:
-        rank = (up if up is not None else down) % NUM_RANKS
+        rank = cast(int, up if up is not None else down) % NUM_RANKS  # one is not None
         if up is not None and down is not None and down % NUM_RANKS != rank:
             return ()
         options = [s * NUM_RANKS + rank for s in range(6)]
     elif right is not None or left is not None:
-        h = right if right is not None else left
+        h = cast(int, right if right is not None else left)  # one is not None
         base = h - h % NUM_RANKS
         r = h % NUM_RANKS
         options = sorted({base + (r - 1) % NUM_RANKS, base + (r + 1) % NUM_RANKS})
@@ -277,9 +279,10 @@ class Tateyoko(Game):
         self.deck = cards[n * size:]  # top of the deck = last element
         first = self.deck.pop()
         self.grid: dict[tuple[int, int], int] = {(0, 0): first}
-        self._open_grid = None
+        # the grid each cache was built from (compared by identity), or None
+        self._open_grid: dict[tuple[int, int], int] | None = None
         self._open_len = 0
-        self._view_grid = None
+        self._view_grid: dict[tuple[int, int], int] | None = None
         self._view_len = 0
         self._view: tuple[tuple[int, int, int], ...] = ()
         self._open_table: dict[tuple[int, int], tuple[int, ...]] = {}

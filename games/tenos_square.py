@@ -117,6 +117,8 @@ finished deal).
 
 from __future__ import annotations
 
+from typing import cast
+
 from games.base import Action, Game, GameInfo, Observation, reshuffle
 from games.tennos import RANK_OF, card_name, cards_name, deck
 
@@ -376,6 +378,7 @@ class TenosSquare(Game):
         else:  # PLACE
             place = action[1]
             taken = self.rows[seat][place]
+            assert self.playing is not None  # set by _choose_play before phase PLACE
             self.rows[seat][place] = self.playing
             self.up[seat][place] = True
             self.playing = None
@@ -470,7 +473,7 @@ class TenosSquare(Game):
         groups = [state.deck]
         groups += [[state.rows[seat][place] for place in face_down[seat]] for seat in range(n)]
         groups += [state.hands[seat] for seat in others]
-        groups += [[state.secret[seat] for seat in hidden_secrets]]
+        groups += [cast("list[int]", [state.secret[seat] for seat in hidden_secrets])]  # not None: filtered above
         dealt = reshuffle(state.rng, groups)
         state.deck = dealt[0]
         for seat in range(n):

@@ -49,7 +49,7 @@ import random
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
-from typing import Any, Union
+from typing import Any, Union, cast
 
 import msgpack
 
@@ -376,7 +376,7 @@ def _play_alike(first: Game, second: Game, q: int, picker: random.Random, steps:
         action = picker.choice(common)
         shown = _declared_reveal(a, action, q), _declared_reveal(b, action, q)
         if shown[0] != shown[1]:
-            report.revealed[(shown[0] or shown[1])[0]] += 1
+            report.revealed[cast(tuple, shown[0] or shown[1])[0]] += 1  # they differ: one is a tuple
             return
         before = (a.decisions, a.current_player())
         a.apply_unchecked(action)
@@ -462,7 +462,7 @@ def _walk_for(tree: Tree, root: Game, q: int) -> Iterator[tuple[Game, tuple, tup
     to act (or the game ended) before q acted. What q saw is the sequence of
     q's observations, flow keys aside, with repeats dropped: two histories
     with equal sequences differ only in hidden choices or in the flow."""
-    stack = [(tree, (), (_content(root, q),))]
+    stack: list[tuple[Tree, tuple, tuple]] = [(tree, (), (_content(root, q),))]
     while stack:
         branches, path, trace = stack.pop()
         for action, state, below in branches:

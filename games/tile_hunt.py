@@ -95,6 +95,7 @@ points + 50 per chip).
 from __future__ import annotations
 
 from itertools import product
+from typing import cast
 
 from games.base import Action, Game, GameInfo, Observation, normalize_action, reshuffle
 
@@ -285,7 +286,7 @@ class TileHunt(Game):
             if self.events is not None:
                 self.narrate(f"seat {seat} turns {tile} ({points(tile)}) face up")
         # randint(1, 6) is 1 + _randbelow(6): the same numbers, less overhead
-        roll = self.rng._randbelow
+        roll = self.rng._randbelow  # type: ignore[attr-defined]  # private, not in typeshed
         self.dice = sorted([roll(6) + 1 for _ in range(NUM_DICE)])
         self.rerolls_left = 2
         self.step = "roll"
@@ -368,7 +369,7 @@ class TileHunt(Game):
                 self.step = "take"
                 return
             kept = remove_values(self.dice, action)
-            roll = self.rng._randbelow  # as randint(1, 6), see _start_turn
+            roll = self.rng._randbelow  # type: ignore[attr-defined]  # as randint(1, 6), see _start_turn
             kept.extend([roll(6) + 1 for _ in action])
             self.dice = sorted(kept)
             self.rerolls_left -= 1
@@ -436,7 +437,7 @@ class TileHunt(Game):
         return ("tile turned face up", turned) if turned else None
 
     def scores(self) -> list[float]:
-        return self.scores_int()
+        return cast("list[float]", self.scores_int())  # ints are valid float scores
 
     def rank_keys(self) -> list:
         totals = self.scores_int()

@@ -114,6 +114,8 @@ team, who cannot see it.
 
 from __future__ import annotations
 
+from typing import cast
+
 from games.base import Action, Game, GameInfo, Observation, reshuffle
 from games.tennos import (
     CLUB,
@@ -338,7 +340,7 @@ class TwinShoot(Game):
 
     def _score_hand(self) -> None:
         n = self.num_players
-        bids = list(self.bid_vals)
+        bids = cast("list[int]", list(self.bid_vals))  # every seat has bid by scoring time
         points = hand_points(self.tricks_won, bids, n, self.open_team)
         for t, p in enumerate(points):
             self.team_total[t] += p
@@ -418,6 +420,7 @@ class TwinShoot(Game):
                 return
             if all(self.open_answers[s] for s in self.open_askees):
                 self.open_team = self.open_question_team
+                assert self.open_team is not None  # asked in _end_bidding before phase "open"
                 self.narrate(f"team {self.open_team} bids open: {self.bid_cards[2 * self.open_team]} "
                              f"{self.bid_cards[2 * self.open_team + 1]}")
             self._start_play()
@@ -492,6 +495,7 @@ class TwinShoot(Game):
         everyone for an open bid and at the hand's scoring."""
         after = self._peek(action)
         if after.hand_number != self.hand_number or after.over:
+            assert after.last_hand is not None  # set by _score_hand
             return ("hand scored", after.last_hand["bid_cards"])
         if self.phase == "bid" and after.phase != "bid":
             return ("partner's bid shown", tuple(after.bid_cards[player ^ 1]))

@@ -39,7 +39,7 @@ OUTCOMES = {k: _outcomes(k) for k in range(1, 6)}
 
 def _build_transitions():
     """Rows: (state, reroll option); columns: next state; entries: probability."""
-    rows = []
+    rows: list[np.ndarray] = []
     row_state = []
     row_option: list[tuple[int, ...]] = []
     option_rows: dict[tuple[tuple[int, ...], tuple[int, ...]], int] = {}

@@ -120,6 +120,7 @@ def _choose_bid(obs: dict, legal: list) -> int:
         key = (round(miss, 3), sum(power.get(x, 0.0) for x in (a, b)))
         if best is None or key < best[0]:
             best = (key, a, b)
+    assert best is not None  # pairs is not empty: the bidder still holds cards to bid
     _, a, b = best
     pick = b if chosen else a
     return legal.index(pick)

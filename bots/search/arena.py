@@ -246,7 +246,7 @@ def main() -> None:
         return
     iterations = args.iterations
     ms = None if iterations else args.ms
-    overrides = {}
+    overrides: dict[str, object] = {}
     for item in args.set:
         key, value = item.split("=", 1)
         if value in ("none", "always"):  # a hook off, or a step test always true

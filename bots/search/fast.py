@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable, Iterable
-from typing import Any
+from typing import Any, cast
 
 from bots.heuristics.kings_order import CARD_KEEP, TOOL_SHARE
 from games.determinize import narrow_rank_bounds
@@ -399,7 +399,8 @@ def _cat_play(state, seat: int, legal: list, rng: random.Random, scores: bool = 
         new_void = led is not None and colour != led and not voids[led]
         if new_void:
             score -= 4.0
-        clear = ~(1 << led) if new_void else -1
+        # new_void implies led is not None; no cast here, this loop is hot
+        clear = ~(1 << led) if new_void else -1  # type: ignore[operator]
         live = 0
         for r, k in counts.items():
             m = masks[r] & clear
@@ -452,7 +453,7 @@ def _aboard_end(hand: tuple, field: int, room: int) -> float:
     from games.all_aboard import _RED
 
     reds = sum(1 for c in hand if _RED[c])
-    value = -2 * reds + (20 if reds == len(hand) else 0)
+    value: float = -2 * reds + (20 if reds == len(hand) else 0)
     if room > 0 and _RED[field]:
         value += 1.0  # the heuristic's RED_FIELD_BONUS: the next player faces red
     return value
@@ -931,7 +932,7 @@ class TileHuntDice:
                       for name in TILES}
         self.ones = np.array([st.count(1) for st in h.STATES])
         kept_index: dict[tuple[int, ...], int] = {}
-        rows = []
+        rows: list[np.ndarray] = []
         row_kept = np.zeros(len(h.ROW_STATE), dtype=np.int64)
         for (state, option), row in h.OPTION_ROWS.items():
             kept = tuple(remove_values(state, option))
@@ -1154,7 +1155,8 @@ def tateyoko_prior(state, seat: int, legal: list) -> list[float]:
     hand = list(state.hands[seat])
     turn = list(state.turn)
     return [_tateyoko_leaf(hand, grid) if isinstance(action, str)
-            else placed_value(grid, hand, turn, *action, leaf=_tateyoko_leaf) for action in legal]
+            else placed_value(grid, hand, turn, *cast("tuple[int, int, int]", action), leaf=_tateyoko_leaf)
+            for action in legal]
 
 
 @prior("kings_order")
@@ -1249,8 +1251,8 @@ def twin_shoot_prior(state, seat: int, legal: list) -> list[float]:
     values = []
     for c in legal:
         p = h.win_chance(obs, c, unseen)
-        power = h.lead_power(c, unseen, share)
-        values.append(p - 0.01 * power if want_win else -p + 0.01 * power)
+        strength = h.lead_power(c, unseen, share)  # not `power`, the bid branch's dict
+        values.append(p - 0.01 * strength if want_win else -p + 0.01 * strength)
     return values
 
 

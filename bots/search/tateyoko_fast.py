@@ -15,6 +15,7 @@ the hand is valued without laying it). About twice as fast: 0.45 against
 from __future__ import annotations
 
 import random
+from typing import overload
 
 from bots.heuristics.tateyoko import OUT_BONUS
 from games.tateyoko import _CELL_OPTIONS, cell_options
@@ -57,7 +58,7 @@ def line_value(grid: dict, held: set, counts: list[int], size: int,
     if held.isdisjoint(PARTNERS[grid[last]]):
         return best  # no card held may go next to the last one (most lines)
     if prev is None:
-        cells = ((x, y + 1), (x, y - 1), (x + 1, y), (x - 1, y))  # NEIGHBOURS' order
+        cells: tuple[tuple[int, int], ...] = ((x, y + 1), (x, y - 1), (x + 1, y), (x - 1, y))  # NEIGHBOURS' order
     else:
         cells = ((2 * x - prev[0], 2 * y - prev[1]),)
     get = grid.get
@@ -99,6 +100,14 @@ def placed_value(grid: dict, held: set, counts: list[int], size: int,
     return value
 
 
+# For the type checker: with stop_value None (a turn's first step) the pick is
+# always a placement (callers pass moves that are not empty).
+@overload
+def _pick(grid: dict, hand: list[int], turn: list, moves: list, rng: random.Random,
+          stop_value: None) -> tuple[int, int, int]: ...
+@overload
+def _pick(grid: dict, hand: list[int], turn: list, moves: list, rng: random.Random,
+          stop_value: float) -> tuple[int, int, int] | None: ...
 def _pick(grid: dict, hand: list[int], turn: list, moves: list, rng: random.Random,
           stop_value: float | None) -> tuple[int, int, int] | None:
     """The heuristic's ``decide`` over ``moves`` (sorted placements): None
@@ -166,6 +175,7 @@ def tateyoko_playout(state, rng: random.Random) -> None:
     on_grid = set(grid.values())
     seat, turn, passes, decisions = state.to_act, list(state.turn), state.passes, state.decisions
     over = False
+    move: tuple[int, int, int] | None  # None: "stop"
     while decisions < cap:
         hand = hands[seat]
         held = set(hand)
