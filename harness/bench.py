@@ -130,8 +130,8 @@ def ray_startup_s() -> float:
     import ray
 
     clock = time.perf_counter()
-    ray.init(include_dashboard=False, log_to_driver=False, configure_logging=False,
-             _node_ip_address="127.0.0.1")
+    ray.init(address="local", include_dashboard=False, log_to_driver=False,
+             configure_logging=False, _node_ip_address="127.0.0.1")
     took = time.perf_counter() - clock
     ray.shutdown()
     return took

@@ -398,8 +398,10 @@ def run(
         None, "--matches-per-worker", min=1, metavar="N",
         help="Matches each worker keeps in flight at once (while one waits for a bot, another "
              "uses the core); default: 2 when there are fewer workers than CPUs, else 1."),
-    address: Optional[str] = typer.Option(None, metavar="HOST:PORT",
-                                          help="Existing Ray cluster (default: embedded local Ray)."),
+    address: Optional[str] = typer.Option(
+        None, metavar="HOST:PORT",
+        help="Existing Ray cluster, or auto: the one `ray start` began on this machine "
+             "(default: an embedded Ray of its own, whatever RAY_ADDRESS says)."),
     engine: str = typer.Option("ray", metavar="ray|inline",
                                help="ray (default) or inline (no Ray, for debugging)."),
     max_matches: Optional[int] = typer.Option(None, min=1, metavar="N",
@@ -513,7 +515,8 @@ def sprt(
     db: Path = DbOption,
     workers: Optional[int] = typer.Option(None, "--workers", "-w", min=1, metavar="N"),
     engine: str = typer.Option("ray", metavar="ray|inline"),
-    address: Optional[str] = typer.Option(None, metavar="HOST:PORT"),
+    address: Optional[str] = typer.Option(None, metavar="HOST:PORT",
+                                          help="Existing Ray cluster (default: embedded)."),
     decision_ms: int = typer.Option(1000, min=1, metavar="MS"),
     bots_dir: Optional[list[Path]] = BotsOption,
     sandbox_mode: str = SandboxOption,

@@ -265,9 +265,11 @@ class RayEngine:
             if self.address:
                 ray.init(address=self.address, log_to_driver=False, configure_logging=False)
             else:
-                # Embedded: reachable from this machine's loopback only.
-                ray.init(include_dashboard=False, log_to_driver=False, configure_logging=False,
-                         _node_ip_address="127.0.0.1")
+                # Embedded: a Ray of its own, reachable from this machine's
+                # loopback only. "local", because with no address Ray joins
+                # RAY_ADDRESS or the last cluster `ray start` began here.
+                ray.init(address="local", include_dashboard=False, log_to_driver=False,
+                         configure_logging=False, _node_ip_address="127.0.0.1")
         self.ray = ray
         cpus = ray.cluster_resources().get("CPU", 1)
         workers = workers or max(1, int(cpus))

@@ -114,6 +114,15 @@ def test_a_league_plays_on_both_nodes_and_survives_losing_one(cluster, tmp_path)
     assert sorted(r[0] for r in rows) == schedule_ids(both, db)
     assert len({node for _, node in rows}) == 2, "matches ran on both nodes"
 
+    # without --address a league starts a Ray of its own, even with RAY_ADDRESS
+    # naming this cluster (Ray would join it)
+    alone = league_file(tmp_path, "alone", deals=2)
+    run = run_cli(["run", str(alone), "--db", str(db), "-q"], dict(env, RAY_ADDRESS=address))
+    out, err = run.communicate(timeout=300)
+    assert run.returncode == 0, err
+    embedded = {node for _, node in stored(db, "alone")}
+    assert embedded and not embedded & {node for _, node in rows}, "not on the cluster's nodes"
+
     lossy = league_file(tmp_path, "lossy", deals=150)
     run = run_cli(["run", str(lossy), "--db", str(db), "--address", address, "--workers", "2",
                    "-q"], env)
