@@ -18,9 +18,15 @@ run: $(STAMP)
 	$(BIN)/league run leagues/demo.toml --db results.db
 	$(BIN)/league table demo --db results.db
 
+# Tests run on TEST_PROCESSES processes at once (pytest-xdist), then the
+# `serial` ones alone (they watch every process on the machine, or strain its
+# limits).
+TEST_PROCESSES ?= 2
+
 test: $(STAMP) lint
 	sh scripts/ensure-chromium
-	$(BIN)/python -m pytest -q
+	$(BIN)/python -m pytest -q -n $(TEST_PROCESSES) -m "not serial"
+	$(BIN)/python -m pytest -q -m serial
 
 # Static checks, part of `make test`: ruff on everything, mypy on the harness,
 # the games and the bots, tests aside (pyproject.toml says which).
@@ -29,9 +35,9 @@ lint: $(STAMP)
 	$(BIN)/mypy
 
 # The edit loop: everything but the slow integration tests (Ray clusters,
-# hostile bots, killed runs).
+# hostile bots, killed runs; the serial ones are all slow).
 test-fast: $(STAMP)
-	$(BIN)/python -m pytest -q -m "not slow"
+	$(BIN)/python -m pytest -q -n $(TEST_PROCESSES) -m "not slow"
 
 bench: $(STAMP)
 	$(BIN)/python -m harness.bench

@@ -57,6 +57,7 @@ EXPECTED = {
 
 pytestmark = [
     pytest.mark.slow,
+    pytest.mark.serial,  # fork bombs and CPU burners; RLIMIT_NPROC counts the user's processes
     pytest.mark.skipif(not probe().bwrap_works,
                        reason=f"SANDBOX UNAVAILABLE, hostile bots not tested: {probe().bwrap_problem}"),
 ]

@@ -44,6 +44,8 @@ def stored_ids(db: Path, league: str) -> list[str]:
 
 
 def bot_processes() -> list[psutil.Process]:
+    """Every reference bot process on the machine, whoever started it: the
+    tests that use it are ``serial``."""
     found = []
     for proc in psutil.process_iter(["cmdline"]):
         cmdline = proc.info["cmdline"] or []
@@ -60,6 +62,7 @@ def wait_for(predicate, timeout: float, what: str) -> None:
 
 
 @pytest.mark.slow
+@pytest.mark.serial  # bot_processes(): every bot on the machine
 def test_ray_league_reuses_bot_processes_and_ranks_a_weaker_copy_below(tmp_path):
     path = league_file(tmp_path, "strength", ["random", "heuristic_half", "heuristic"], deals=40)
     league = load_league(path, [TEST_BOTS])
@@ -89,6 +92,7 @@ def run_cli(args: list[str], env_extra: dict[str, str] | None = None, **kwargs) 
 
 
 @pytest.mark.slow
+@pytest.mark.serial  # bot_processes(): every bot on the machine
 def test_sigkill_mid_run_then_resume_gives_exactly_the_schedule(tmp_path):
     path = league_file(tmp_path, "killed", ["random", "heuristic"], deals=30)
     db = tmp_path / "results.db"
@@ -119,6 +123,7 @@ def test_sigkill_mid_run_then_resume_gives_exactly_the_schedule(tmp_path):
 
 
 @pytest.mark.slow
+@pytest.mark.serial  # bot_processes(): every bot on the machine
 def test_ctrl_c_stops_cleanly_and_says_how_to_resume(tmp_path):
     path = league_file(tmp_path, "interrupted", ["random", "heuristic"], deals=200)
     db = tmp_path / "results.db"
@@ -174,6 +179,7 @@ def test_a_mixed_team_league_rates_each_bot_by_what_it_adds(tmp_path):
 
 
 @pytest.mark.slow
+@pytest.mark.serial  # bot_processes(): every bot on the machine
 def test_a_worker_that_dies_is_replaced_and_no_match_is_lost(tmp_path, monkeypatch):
     import threading
 
