@@ -8,6 +8,7 @@ import signal
 import sqlite3
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -43,15 +44,59 @@ def stored_ids(db: Path, league: str) -> list[str]:
         return [r[0] for r in rows]
 
 
-def bot_processes() -> list[psutil.Process]:
-    """Every reference bot process on the machine, whoever started it: the
-    tests that use it are ``serial``."""
-    found = []
-    for proc in psutil.process_iter(["cmdline"]):
-        cmdline = proc.info["cmdline"] or []
+def _reference_bots(root: psutil.Process) -> set[psutil.Process]:
+    """The reference bot processes among ``root``'s descendants."""
+    found = set()
+    for proc in root.children(recursive=True):
+        try:
+            cmdline = proc.cmdline()
+        except psutil.Error:  # gone, or a zombie
+            continue
         if any(part in ("bots.random_bot", "bots.heuristic_bot") for part in cmdline):
-            found.append(proc)
+            found.add(proc)
     return found
+
+
+class BotWatch:
+    """Every reference bot process a run starts: ``root``'s descendants (a
+    `league run`, or this process for a run in it), sampled every 0.1 s while
+    the watch is open, so that other tests' bots (the suite runs on several
+    processes at once) are not counted, and bots orphaned by a killed run are."""
+
+    def __init__(self, root: int) -> None:
+        self.root = psutil.Process(root)
+        self.seen: set[psutil.Process] = set()
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._sample, daemon=True)
+
+    def __enter__(self) -> BotWatch:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        self._thread.join()
+
+    def _sample(self) -> None:
+        while True:
+            try:
+                self.seen |= _reference_bots(self.root)
+            except psutil.Error:  # the run itself is gone (killed)
+                return
+            if self._stop.wait(0.1):
+                return
+
+    def alive(self) -> list[psutil.Process]:
+        """The bots seen that still run (a zombie has exited)."""
+        assert self.seen, "no bot process was seen: the watch checks nothing"
+        running = []
+        for proc in self.seen:
+            try:
+                if proc.is_running() and proc.status() != psutil.STATUS_ZOMBIE:
+                    running.append(proc)
+            except psutil.NoSuchProcess:
+                pass
+        return running
 
 
 def wait_for(predicate, timeout: float, what: str) -> None:
@@ -62,13 +107,13 @@ def wait_for(predicate, timeout: float, what: str) -> None:
 
 
 @pytest.mark.slow
-@pytest.mark.serial  # bot_processes(): every bot on the machine
 def test_ray_league_reuses_bot_processes_and_ranks_a_weaker_copy_below(tmp_path):
     path = league_file(tmp_path, "strength", ["random", "heuristic_half", "heuristic"], deals=40)
     league = load_league(path, [TEST_BOTS])
     db = tmp_path / "results.db"
     store = Store(db)
-    summary = run_league(league, store, workers=2, engine="ray", concurrency=2)
+    with BotWatch(os.getpid()) as bots:
+        summary = run_league(league, store, workers=2, engine="ray", concurrency=2)
     assert summary.played == league.size() == 120
     assert summary.faulted == 0
     # 2 workers x 2 matches in flight x 3 seats: each process started once, then reused
@@ -82,7 +127,7 @@ def test_ray_league_reuses_bot_processes_and_ranks_a_weaker_copy_below(tmp_path)
     assert names == ["heuristic", "heuristic_half", "random"]
     assert table[0].elo_low > table[1].elo_high, "intervals of strong and weaker copy overlap"
     assert table[1].elo_low > table[2].elo_high
-    assert not bot_processes(), "bot processes left after the run"
+    assert not bots.alive(), "bot processes left after the run"
 
 
 def run_cli(args: list[str], env_extra: dict[str, str] | None = None, **kwargs) -> subprocess.Popen:
@@ -92,14 +137,15 @@ def run_cli(args: list[str], env_extra: dict[str, str] | None = None, **kwargs) 
 
 
 @pytest.mark.slow
-@pytest.mark.serial  # bot_processes(): every bot on the machine
 def test_sigkill_mid_run_then_resume_gives_exactly_the_schedule(tmp_path):
     path = league_file(tmp_path, "killed", ["random", "heuristic"], deals=30)
     db = tmp_path / "results.db"
     schedule = sorted(m.match_id for m in load_league(path).schedule())
     first = run_cli(["run", path, "--db", str(db), "-q"])
     try:
-        wait_for(lambda: db.exists() and len(stored_ids(db, "killed")) >= 20, 120, "20 results")
+        with BotWatch(first.pid) as killed_bots:
+            wait_for(lambda: db.exists() and len(stored_ids(db, "killed")) >= 20, 120,
+                     "20 results")
     finally:
         first.send_signal(signal.SIGKILL)
         first.wait()
@@ -109,7 +155,8 @@ def test_sigkill_mid_run_then_resume_gives_exactly_the_schedule(tmp_path):
     assert int(line.split()[3]) == 0, "a killed run has nothing in flight"
     assert 20 <= len(partial) < len(schedule), "kill landed mid-run"
     second = run_cli(["run", path, "--db", str(db), "-q"])
-    out, err = second.communicate(timeout=300)
+    with BotWatch(second.pid) as resumed_bots:
+        out, err = second.communicate(timeout=300)
     assert second.returncode == 0, err
     ids = stored_ids(db, "killed")
     assert sorted(ids) == schedule, "missing or extra matches"
@@ -119,25 +166,27 @@ def test_sigkill_mid_run_then_resume_gives_exactly_the_schedule(tmp_path):
         seats = conn.execute("SELECT COUNT(*) FROM seats").fetchone()[0]
         replays = conn.execute("SELECT COUNT(*) FROM replays").fetchone()[0]
     assert seats == 3 * len(schedule) and replays == len(schedule), "a match was half-written"
-    wait_for(lambda: not bot_processes(), 30, "bot processes of the killed run to exit")
+    wait_for(lambda: not killed_bots.alive() and not resumed_bots.alive(), 30,
+             "bot processes of the killed run and of the second run to exit")
 
 
 @pytest.mark.slow
-@pytest.mark.serial  # bot_processes(): every bot on the machine
 def test_ctrl_c_stops_cleanly_and_says_how_to_resume(tmp_path):
     path = league_file(tmp_path, "interrupted", ["random", "heuristic"], deals=200)
     db = tmp_path / "results.db"
     run = run_cli(["run", path, "--db", str(db), "-q"])
-    wait_for(lambda: db.exists() and len(stored_ids(db, "interrupted")) >= 8, 120, "8 results")
-    status = run_cli(["status", "--db", str(db)]).communicate(timeout=60)[0]
-    line = next(row for row in status.splitlines() if row.startswith("interrupted"))
-    done, in_flight, remaining = map(int, line.split()[2:5])
-    assert in_flight > 0 and done >= 8 and remaining > 0, line
-    second = run_cli(["run", path, "--db", str(db), "-q"])
-    second_err = second.communicate(timeout=60)[1]
-    assert second.returncode == 2 and "already running" in second_err
-    run.send_signal(signal.SIGINT)
-    out, err = run.communicate(timeout=120)
+    with BotWatch(run.pid) as bots:
+        wait_for(lambda: db.exists() and len(stored_ids(db, "interrupted")) >= 8, 120,
+                 "8 results")
+        status = run_cli(["status", "--db", str(db)]).communicate(timeout=60)[0]
+        line = next(row for row in status.splitlines() if row.startswith("interrupted"))
+        done, in_flight, remaining = map(int, line.split()[2:5])
+        assert in_flight > 0 and done >= 8 and remaining > 0, line
+        second = run_cli(["run", path, "--db", str(db), "-q"])
+        second_err = second.communicate(timeout=60)[1]
+        assert second.returncode == 2 and "already running" in second_err
+        run.send_signal(signal.SIGINT)
+        out, err = run.communicate(timeout=120)
     assert run.returncode == 130, err
     assert "resume with: " in err and " run " in err
     assert "Token authentication" not in err and "INFO" not in err, "Ray's notices stay quiet"
@@ -147,7 +196,7 @@ def test_ctrl_c_stops_cleanly_and_says_how_to_resume(tmp_path):
         assert conn.execute("SELECT COUNT(*) FROM seats").fetchone()[0] == 3 * stored
         state = conn.execute("SELECT state FROM runs").fetchone()[0]
     assert state == "interrupted"
-    wait_for(lambda: not bot_processes(), 30, "bot processes to exit")
+    wait_for(lambda: not bots.alive(), 30, "bot processes to exit")
 
 
 @pytest.mark.slow
@@ -179,10 +228,7 @@ def test_a_mixed_team_league_rates_each_bot_by_what_it_adds(tmp_path):
 
 
 @pytest.mark.slow
-@pytest.mark.serial  # bot_processes(): every bot on the machine
 def test_a_worker_that_dies_is_replaced_and_no_match_is_lost(tmp_path, monkeypatch):
-    import threading
-
     from harness import runner
 
     engines = []
@@ -206,12 +252,13 @@ def test_a_worker_that_dies_is_replaced_and_no_match_is_lost(tmp_path, monkeypat
 
     killer = threading.Thread(target=kill_a_worker_mid_run)
     killer.start()
-    summary = run_league(league, store, workers=2, engine="ray")
+    with BotWatch(os.getpid()) as bots:
+        summary = run_league(league, store, workers=2, engine="ray")
     killer.join()
     assert engines[0].replacements == 1
     assert sorted(stored_ids(db, "dying")) == sorted(m.match_id for m in league.schedule())
     assert summary.played == league.size()
-    wait_for(lambda: not bot_processes(), 30, "the dead worker's bots to exit")
+    wait_for(lambda: not bots.alive(), 30, "the dead worker's bots to exit")
 
 
 def test_a_harness_error_in_one_match_does_not_end_the_run(tmp_path, monkeypatch):
