@@ -19,8 +19,8 @@ run: $(STAMP)
 	$(BIN)/league table demo --db results.db
 
 # Tests run on TEST_PROCESSES processes at once (pytest-xdist), then the
-# `serial` ones alone (they watch every process on the machine, or strain its
-# limits).
+# `serial` ones alone: the hostile bots, whose attacks reach for every process
+# on the machine and whose fork bombs and CPU burners strain its limits.
 TEST_PROCESSES ?= 2
 
 test: $(STAMP) lint

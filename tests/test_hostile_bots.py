@@ -57,7 +57,9 @@ EXPECTED = {
 
 pytestmark = [
     pytest.mark.slow,
-    pytest.mark.serial,  # fork bombs and CPU burners; RLIMIT_NPROC counts the user's processes
+    # alone: the attacks reach for every process on the machine (sabotage writes to
+    # their pipes, spy reads them), fork bombs and CPU burners strain its limits
+    pytest.mark.serial,
     pytest.mark.skipif(not probe().bwrap_works,
                        reason=f"SANDBOX UNAVAILABLE, hostile bots not tested: {probe().bwrap_problem}"),
 ]
