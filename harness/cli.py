@@ -411,7 +411,7 @@ def run(
     sandbox_mode: str = SandboxOption,
 ) -> None:
     """Play every scheduled match of a league not yet in the database (resumable)."""
-    from harness.runner import run_league
+    from harness.runner import ClusterUnreachable, run_league
 
     if engine not in ("ray", "inline"):
         fail("--engine must be ray or inline")
@@ -437,6 +437,8 @@ def run(
     except KeyboardInterrupt:  # a third Ctrl-C, while stopping
         typer.echo(f"\ninterrupted; resume with: {resume}", err=True)
         raise typer.Exit(EXIT_INTERRUPTED) from None
+    except ClusterUnreachable as exc:
+        fail(str(exc))
     finally:
         if bar:
             bar.close()
@@ -525,7 +527,7 @@ def sprt(
     duplicate deals (B in A's seat, on A's cards, against the same field),
     stopped as soon as the answer is clear; resumable, stored like a league."""
     from harness.match import Limits
-    from harness.runner import run_league
+    from harness.runner import ClusterUnreachable, run_league
     from harness.sprt_run import current_test, sprt_league
 
     if engine not in ("ray", "inline"):
@@ -558,8 +560,11 @@ def sprt(
         def decided() -> bool:
             return current_test(store, league, elo0, elo1, alpha, beta).verdict() is not None
 
-        summary = run_league(league, store, workers=workers, engine=engine, address=address,
-                             sandbox=sandbox, stop_when=decided)
+        try:
+            summary = run_league(league, store, workers=workers, engine=engine,
+                                 address=address, sandbox=sandbox, stop_when=decided)
+        except ClusterUnreachable as exc:
+            fail(str(exc))
         interrupted = summary.interrupted
         test = current_test(store, league, elo0, elo1, alpha, beta)
     _print_sprt(test, league)

@@ -244,6 +244,28 @@ class InlineEngine:
         return sum(w.close() for w in self.workers)
 
 
+class ClusterUnreachable(RuntimeError):
+    """``--address`` names no Ray cluster this machine can join."""
+
+
+CLUSTER_PROBE_S = 5.0  # a TCP connect to HOST:PORT, before Ray's minutes of retries
+
+
+def _probe_cluster(address: str) -> None:
+    """Fail fast, in a sentence, where nothing listens at HOST:PORT: Ray itself
+    retries a wrong address for minutes, logging as it goes."""
+    host, sep, port = address.rpartition(":")
+    if not sep or not port.isdigit():
+        raise ClusterUnreachable(f"--address {address!r}: expected HOST:PORT (the head's "
+                                 "`ray start --head --port`), or auto")
+    try:
+        socket.create_connection((host.strip("[]"), int(port)), timeout=CLUSTER_PROBE_S).close()
+    except OSError as error:
+        raise ClusterUnreachable(
+            f"no Ray cluster answers at {address} ({error.strerror or error}): start its head "
+            "with `ray start --head --port PORT` there, or check the host and port") from None
+
+
 class RayEngine:
     """Ray actors as workers. A worker that dies (its node lost, the process
     killed) is replaced and its batch sent again, up to MAX_REPLACEMENTS."""
@@ -263,7 +285,12 @@ class RayEngine:
 
         if not ray.is_initialized():
             if self.address:
-                ray.init(address=self.address, log_to_driver=False, configure_logging=False)
+                if self.address != "auto" and "://" not in self.address:
+                    _probe_cluster(self.address)
+                try:
+                    ray.init(address=self.address, log_to_driver=False, configure_logging=False)
+                except ConnectionError as error:  # auto: no cluster began on this machine
+                    raise ClusterUnreachable(f"--address {self.address}: {error}") from None
             else:
                 # Embedded: a Ray of its own, reachable from this machine's
                 # loopback only. "local", because with no address Ray joins

@@ -261,3 +261,28 @@ def test_report_and_replay_pages_from_the_cli(tmp_path):
     assert "faulty_exit" in page.read_text()
     assert "no match" in league("replay", "zzzz", "--db", db, "--html", str(page),
                                 code=EXIT_USAGE).stderr
+
+
+def test_an_address_with_no_cluster_fails_in_a_sentence_and_loses_nothing(tmp_path):
+    import socket
+
+    path = tmp_path / "far.toml"
+    path.write_text('name = "far"\ngame = "target"\nbots = ["random", "heuristic"]\n'
+                    "players = 2\ndeals = 2\n")
+    db = tmp_path / "r.db"
+    with socket.socket() as probe:  # a port nothing listens on
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    # Ray alone retries such an address for minutes, logging as it goes
+    refused = league("run", str(path), "--db", str(db), "--address", f"127.0.0.1:{port}",
+                     code=EXIT_USAGE).stderr
+    assert f"no Ray cluster answers at 127.0.0.1:{port}" in refused and "ray start --head" in refused
+    malformed = league("run", str(path), "--db", str(db), "--address", "head-node", code=EXIT_USAGE)
+    assert "expected HOST:PORT" in malformed.stderr
+    with sqlite3.connect(db) as conn:
+        assert conn.execute("SELECT COUNT(*) FROM matches").fetchone()[0] == 0
+        states = [row[0] for row in conn.execute("SELECT state FROM runs")]
+    assert states == ["failed", "failed"], "no run is left marked as running"
+    status = league("status", "--db", str(db)).stdout
+    line = next(row for row in status.splitlines() if row.startswith("far"))
+    assert line.split()[2:5] == ["0", "0", "4"], line  # none done or in flight, four to play
