@@ -289,7 +289,7 @@ class RayEngine:
                     _probe_cluster(self.address)
                 try:
                     ray.init(address=self.address, log_to_driver=False, configure_logging=False)
-                except ConnectionError as error:  # auto: no cluster began on this machine
+                except ConnectionError as error:  # auto and no cluster here, or not Ray's port
                     raise ClusterUnreachable(f"--address {self.address}: {error}") from None
             else:
                 # Embedded: a Ray of its own, reachable from this machine's
