@@ -251,19 +251,20 @@ class ClusterUnreachable(RuntimeError):
 CLUSTER_PROBE_S = 5.0  # a TCP connect to HOST:PORT, before Ray's minutes of retries
 
 
-def _probe_cluster(address: str) -> None:
+def _probe_cluster(address: str, via: str = "") -> None:
     """Fail fast, in a sentence, where nothing listens at HOST:PORT: Ray itself
-    retries a wrong address for minutes, logging as it goes."""
+    retries a wrong address for minutes, logging as it goes. ``via``: where
+    the address came from, to start the sentence."""
     host, sep, port = address.rpartition(":")
     if not sep or not port.isdigit():
-        raise ClusterUnreachable(f"--address {address!r}: expected HOST:PORT (the head's "
+        raise ClusterUnreachable(f"{via}--address {address!r}: expected HOST:PORT (the head's "
                                  "`ray start --head --port`), or auto")
     try:
         socket.create_connection((host.strip("[]"), int(port)), timeout=CLUSTER_PROBE_S).close()
     except OSError as error:
         raise ClusterUnreachable(
-            f"no Ray cluster answers at {address} ({error.strerror or error}): start its head "
-            "with `ray start --head --port PORT` there, or check the host and port") from None
+            f"{via}no Ray cluster answers at {address} ({error.strerror or error}): start its "
+            "head with `ray start --head --port PORT` there, or check the host and port") from None
 
 
 class RayEngine:
@@ -285,12 +286,7 @@ class RayEngine:
 
         if not ray.is_initialized():
             if self.address:
-                if self.address != "auto" and "://" not in self.address:
-                    _probe_cluster(self.address)
-                try:
-                    ray.init(address=self.address, log_to_driver=False, configure_logging=False)
-                except ConnectionError as error:  # auto and no cluster here, or not Ray's port
-                    raise ClusterUnreachable(f"--address {self.address}: {error}") from None
+                self._join(ray, self.address)
             else:
                 # Embedded: a Ray of its own, reachable from this machine's
                 # loopback only. "local", because with no address Ray joins
@@ -305,6 +301,19 @@ class RayEngine:
         self.cpus_each = min(1.0, cpus / workers)
         self.workers = [self._new_worker() for _ in range(workers)]
         return workers
+
+    @staticmethod
+    def _join(ray: Any, address: str) -> None:
+        """Join the cluster at ``address``, or fail in a sentence."""
+        # auto follows RAY_ADDRESS where it is set, as Ray does
+        named = os.environ.get("RAY_ADDRESS") if address == "auto" else address
+        if named and named != "auto" and "://" not in named:
+            via = "" if named == address else "--address auto follows RAY_ADDRESS: "
+            _probe_cluster(named, via)
+        try:
+            ray.init(address=address, log_to_driver=False, configure_logging=False)
+        except ConnectionError as error:  # auto and no cluster here, or not Ray's port
+            raise ClusterUnreachable(f"--address {address}: {error}") from None
 
     def _new_worker(self, replacing: bool = False) -> Any:
         # A replacement asks for no CPU: the dead worker's node may be gone with

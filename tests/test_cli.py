@@ -263,7 +263,7 @@ def test_report_and_replay_pages_from_the_cli(tmp_path):
                                 code=EXIT_USAGE).stderr
 
 
-def test_an_address_with_no_cluster_fails_in_a_sentence_and_loses_nothing(tmp_path):
+def test_an_address_with_no_cluster_fails_in_a_sentence_and_loses_nothing(tmp_path, monkeypatch):
     import socket
 
     path = tmp_path / "far.toml"
@@ -279,10 +279,13 @@ def test_an_address_with_no_cluster_fails_in_a_sentence_and_loses_nothing(tmp_pa
     assert f"no Ray cluster answers at 127.0.0.1:{port}" in refused and "ray start --head" in refused
     malformed = league("run", str(path), "--db", str(db), "--address", "head-node", code=EXIT_USAGE)
     assert "expected HOST:PORT" in malformed.stderr
+    monkeypatch.setenv("RAY_ADDRESS", f"127.0.0.1:{port}")  # where auto looks first
+    auto = league("run", str(path), "--db", str(db), "--address", "auto", code=EXIT_USAGE).stderr
+    assert f"follows RAY_ADDRESS: no Ray cluster answers at 127.0.0.1:{port}" in auto
     with sqlite3.connect(db) as conn:
         assert conn.execute("SELECT COUNT(*) FROM matches").fetchone()[0] == 0
         states = [row[0] for row in conn.execute("SELECT state FROM runs")]
-    assert states == ["failed", "failed"], "no run is left marked as running"
+    assert states == ["failed"] * 3, "no run is left marked as running"
     status = league("status", "--db", str(db)).stdout
     line = next(row for row in status.splitlines() if row.startswith("far"))
     assert line.split()[2:5] == ["0", "0", "4"], line  # none done or in flight, four to play
