@@ -32,7 +32,7 @@ from harness.bench_decisions import (
 )
 from harness.ceiling import round_trips_per_second, traffic_round_trips
 from harness.league import load_league
-from harness.runner import run_league
+from harness.runner import run_league, start_embedded_ray
 from harness.store import Store
 
 
@@ -130,8 +130,7 @@ def ray_startup_s() -> float:
     import ray
 
     clock = time.perf_counter()
-    ray.init(address="local", include_dashboard=False, log_to_driver=False,
-             configure_logging=False, _node_ip_address="127.0.0.1")
+    start_embedded_ray(ray)  # as league run starts it
     took = time.perf_counter() - clock
     ray.shutdown()
     return took

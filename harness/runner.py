@@ -244,6 +244,14 @@ class InlineEngine:
         return sum(w.close() for w in self.workers)
 
 
+def start_embedded_ray(ray: Any) -> None:
+    """A Ray of the league's own, reachable from this machine's loopback only.
+    "local", because with no address Ray joins RAY_ADDRESS or the last cluster
+    `ray start` began here."""
+    ray.init(address="local", include_dashboard=False, log_to_driver=False,
+             configure_logging=False, _node_ip_address="127.0.0.1")
+
+
 class ClusterUnreachable(RuntimeError):
     """``--address`` names no Ray cluster this machine can join."""
 
@@ -288,11 +296,7 @@ class RayEngine:
             if self.address:
                 self._join(ray, self.address)
             else:
-                # Embedded: a Ray of its own, reachable from this machine's
-                # loopback only. "local", because with no address Ray joins
-                # RAY_ADDRESS or the last cluster `ray start` began here.
-                ray.init(address="local", include_dashboard=False, log_to_driver=False,
-                         configure_logging=False, _node_ip_address="127.0.0.1")
+                start_embedded_ray(ray)
         self.ray = ray
         cpus = ray.cluster_resources().get("CPU", 1)
         workers = workers or max(1, int(cpus))
