@@ -411,8 +411,6 @@ def run(
     sandbox_mode: str = SandboxOption,
 ) -> None:
     """Play every scheduled match of a league not yet in the database (resumable)."""
-    from harness.runner import ClusterUnreachable, run_league
-
     if engine not in ("ray", "inline"):
         fail("--engine must be ray or inline")
     _log_to_stderr()
@@ -431,14 +429,12 @@ def run(
     bar = None if quiet else ProgressBar({spec.bot_id(n): n for n in spec.bots})
     resume = f"{_me()} run {league} --db {db}"
     try:
-        summary = run_league(spec, store, workers=workers, engine=engine, address=address,
-                             progress=bar, max_matches=max_matches, concurrency=per_worker,
-                             sandbox=sandbox)
+        summary = _play_league(spec, store, workers=workers, engine=engine, address=address,
+                               progress=bar, max_matches=max_matches, concurrency=per_worker,
+                               sandbox=sandbox)
     except KeyboardInterrupt:  # a third Ctrl-C, while stopping
         typer.echo(f"\ninterrupted; resume with: {resume}", err=True)
         raise typer.Exit(EXIT_INTERRUPTED) from None
-    except ClusterUnreachable as exc:
-        fail(str(exc))
     finally:
         if bar:
             bar.close()
@@ -452,6 +448,16 @@ def run(
         raise typer.Exit(EXIT_BOT)
     if summary.errors:
         raise typer.Exit(EXIT_HARNESS_ERROR)
+
+
+def _play_league(league: Any, store: Any, **options: Any) -> Any:
+    """``run_league``, an ``--address`` that reaches no cluster being bad input."""
+    from harness.runner import ClusterUnreachable, run_league
+
+    try:
+        return run_league(league, store, **options)
+    except ClusterUnreachable as exc:
+        fail(str(exc))
 
 
 def _me() -> str:
@@ -527,7 +533,6 @@ def sprt(
     duplicate deals (B in A's seat, on A's cards, against the same field),
     stopped as soon as the answer is clear; resumable, stored like a league."""
     from harness.match import Limits
-    from harness.runner import ClusterUnreachable, run_league
     from harness.sprt_run import current_test, sprt_league
 
     if engine not in ("ray", "inline"):
@@ -560,11 +565,8 @@ def sprt(
         def decided() -> bool:
             return current_test(store, league, elo0, elo1, alpha, beta).verdict() is not None
 
-        try:
-            summary = run_league(league, store, workers=workers, engine=engine,
-                                 address=address, sandbox=sandbox, stop_when=decided)
-        except ClusterUnreachable as exc:
-            fail(str(exc))
+        summary = _play_league(league, store, workers=workers, engine=engine, address=address,
+                               sandbox=sandbox, stop_when=decided)
         interrupted = summary.interrupted
         test = current_test(store, league, elo0, elo1, alpha, beta)
     _print_sprt(test, league)
