@@ -46,6 +46,11 @@ Rulings made here (the seed and RULINGS.md are silent)
 * Scores "as they stand" are the totals of the finished games only.
 * Nothing hidden is ever shown but each hand's penalty when a game is
   scored (declared in ``REVEALS``).
+* Who placed which card, in what order, and who passed are public: everyone
+  at the table sees each turn. ``log`` carries them for the game in
+  progress (a seat is asked only at its own turns, and the grid alone does
+  not say who laid what). Added without a rules-version change: play, match
+  IDs and replays are as before; only the observation gained a field.
 * Standings: by total score; there is no tie-break (tied players share a rank).
 * The seed's optional early stop (a penalty threshold such as -20) is not
   used: the match is always n games (RULINGS.md).
@@ -71,7 +76,9 @@ Observation layout
 current game), ``games`` (n), ``start_player`` (of this game), ``hand``
 (sorted own cards), ``hand_sizes`` (per seat), ``deck_size``, ``grid`` (list
 of [x, y, card], sorted by x then y), ``turn`` (list of [x, y, card] placed
-so far in the current turn, in order; empty between turns), ``passes``
+so far in the current turn, in order; empty between turns), ``log``
+(this game's finished turns, oldest first, each [seat, [[x, y, card], ...]]
+with the cards in the order placed; [] for a pass), ``passes``
 (passes in a row), ``scores`` (cumulative totals of finished games),
 ``last_game`` (per-seat points of the previous game; zeros before),
 ``game_over`` (bool: the match has ended).
@@ -288,6 +295,8 @@ class Tateyoko(Game):
         self._open_table: dict[tuple[int, int], tuple[int, ...]] = {}
         self._by_card: dict[int, tuple[tuple[int, int], ...]] = {}
         self.turn: list[tuple[int, int]] = []
+        # this game's finished turns: (seat, ((x, y, card), ...)), () for a pass
+        self.log: list[tuple[int, tuple[tuple[int, int, int], ...]]] = []
         self.passes = 0
         self.to_act = self.start_player
         if self.events is not None:
@@ -419,6 +428,7 @@ class Tateyoko(Game):
     def _apply(self, action: Action) -> None:
         seat = self.to_act
         if action == PASS:
+            self.log.append((seat, ()))
             self.passes += 1
             if self.deck:
                 self.hands[seat].append(self.deck.pop())
@@ -428,6 +438,7 @@ class Tateyoko(Game):
                 self._end_turn()
             return
         if action == STOP:
+            self._log_turn(seat)
             self._end_turn()
             return
         c, x, y = action
@@ -436,9 +447,15 @@ class Tateyoko(Game):
         self.turn.append((x, y))
         self.passes = 0
         if not self.hands[seat]:
+            self._log_turn(seat)
             self._end_game()
         elif not self._line_can_go_on():
+            self._log_turn(seat)
             self._end_turn()
+
+    def _log_turn(self, seat: int) -> None:
+        grid = self.grid
+        self.log.append((seat, tuple((x, y, grid[(x, y)]) for x, y in self.turn)))
 
     def observation(self, player: int) -> Observation:
         return {
@@ -453,6 +470,7 @@ class Tateyoko(Game):
             "deck_size": len(self.deck),
             "grid": self._grid_view(),
             "turn": [[x, y, self.grid[(x, y)]] for x, y in self.turn],
+            "log": [[seat, cells] for seat, cells in self.log],
             "passes": self.passes,
             "scores": list(self.total),
             "last_game": list(self.last_game_points),
@@ -487,6 +505,7 @@ class Tateyoko(Game):
         else:
             twin._view_grid = None
         twin.turn = list(self.turn)
+        twin.log = list(self.log)  # entries are tuples, never mutated
         return twin
 
     def redeal(self, player: int, seed: int) -> Tateyoko:

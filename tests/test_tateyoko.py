@@ -395,3 +395,48 @@ def test_describe_action_names_cards_and_cells():
     game = position(3, {(0, 0): card(SPADE, K)}, [[card(SPADE, Q), *FILLER], FILLER, FILLER])
     assert "♠Q at (1,0)" in game.describe_action((card(SPADE, Q), 1, 0))
     assert "passes" in game.describe_action(PASS)
+
+
+@pytest.mark.parametrize("num_players", [3, 5])
+def test_the_log_shows_every_seat_who_placed_what_and_who_passed(num_players):
+    """Between two of a seat's decisions others take turns; `log` keeps who
+    did what this game (at the table everyone sees it), so the grid is the
+    first card plus the log plus the turn in progress, and seats follow in
+    turn order."""
+    rng = random.Random(num_players)
+    game = Tateyoko.new(num_players, seed=40 + num_players)
+    expected: list = []
+    placed: list = []
+    first_cards = {0: game.grid[(0, 0)]}
+    checked = 0
+    while not game.is_terminal():
+        seat, index = game.current_player(), game.game_index
+        action = rng.choice(game.legal_actions())
+        game.apply(action)
+        if game.game_index != index:  # a new game: a fresh log
+            expected, placed = [], []
+            first_cards[game.game_index] = game.grid[(0, 0)]
+        elif action == PASS:
+            expected.append([seat, []])
+        elif isinstance(action, tuple):
+            c, x, y = action
+            placed.append([x, y, c])
+            if not game.turn:  # the turn ended by itself
+                expected.append([seat, placed])
+                placed = []
+        else:  # stop
+            expected.append([seat, placed])
+            placed = []
+        if game.is_terminal():
+            break
+        obs = game.observation(game.current_player())
+        assert [[s, [list(p) for p in cells]] for s, cells in obs["log"]] == expected
+        cells = {(x, y): c for _, turn in obs["log"] for x, y, c in turn}
+        cells.update({(x, y): c for x, y, c in obs["turn"]})
+        cells[(0, 0)] = first_cards[game.game_index]
+        assert cells == {(x, y): c for x, y, c in obs["grid"]}
+        seats = [s for s, _ in obs["log"]]
+        first = obs["start_player"]
+        assert seats == [(first + i) % num_players for i in range(len(seats))]
+        checked += 1
+    assert checked > 100

@@ -168,7 +168,7 @@ def tateyoko_playout(state, rng: random.Random) -> None:
     stepping ``tateyoko_policy`` (whose engine caches are rebuilt on use)."""
     if state.to_act < 0:
         return
-    grid, hands, deck = state.grid, state.hands, state.deck
+    grid, hands, deck, log = state.grid, state.hands, state.deck, state.log
     table = state._open()  # edited in place: the grown grid marks it stale
     n = state.num_players
     cap = state.INFO.max_decisions
@@ -184,6 +184,7 @@ def tateyoko_playout(state, rng: random.Random) -> None:
             moves = sorted((c, x, y) for (x, y), opts in table.items()
                            if not held.isdisjoint(opts) for c in opts if c in held)
             if not moves:  # "pass", the only action
+                log.append((seat, ()))
                 passes += 1
                 if deck:
                     hand.append(deck.pop())
@@ -203,6 +204,7 @@ def tateyoko_playout(state, rng: random.Random) -> None:
                     counts[c // NUM_RANKS] += 1
                 move = _pick(grid, hand, turn, moves, rng, hand_value(counts, len(hand)))
             if move is None:  # "stop"
+                log.append((seat, tuple((x, y, grid[(x, y)]) for x, y in turn)))
                 turn = []
                 seat = (seat + 1) % n
                 continue
@@ -213,9 +215,11 @@ def tateyoko_playout(state, rng: random.Random) -> None:
         turn.append((x, y))
         passes = 0
         if not hand:
+            log.append((seat, tuple((x, y, grid[(x, y)]) for x, y in turn)))
             over = True
             break
         if not any(o not in on_grid for cell in _next_cells(turn) for o in table.get(cell, ())):
+            log.append((seat, tuple((x, y, grid[(x, y)]) for x, y in turn)))
             turn = []
             seat = (seat + 1) % n
     state.to_act, state.turn, state.passes, state.decisions = seat, turn, passes, decisions
