@@ -252,6 +252,7 @@ def _grazia(obs: dict, rng: random.Random, decisions: int) -> Game:
     g.to_act = obs["current_player"]
     g.turn = obs["turn"]
     g.run = list(obs["run"])
+    g.log = [(seat, tuple(cards)) for seat, cards in obs["log"]]
     g.run_penalised = obs["run_penalised"]
     g.end_triggered = obs["end_triggered"]
     g.trigger_seat = obs["trigger_seat"]

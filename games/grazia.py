@@ -76,7 +76,8 @@ played on that pile in order, oldest first), ``tops`` (per suit, the top card
 or -1 when empty), ``out_of_play`` (sorted face-up remainder), ``penalties``
 (per seat, count of penalised plays), ``scores`` (per seat, as it stands),
 ``run`` (cards placed so far in the play being made, in order; [] between
-plays), ``run_penalised`` (whether that play costs a penalty),
+plays), ``log`` (every finished turn, oldest first: [seat, [cards played,
+in order]], [] for a pass), ``run_penalised`` (whether that play costs a penalty),
 ``end_triggered`` (bool), ``trigger_seat`` (-1 until triggered),
 ``final_turns_left`` (turns still to come once triggered, else -1),
 ``turn`` (turns completed so far), ``first_turn_order`` (seats in the order
@@ -134,6 +135,8 @@ class Grazia(Game):
         self.to_act = 0
         self.turn = 0
         self.run: list[int] = []  # cards of the play in progress
+        # every finished turn: (seat, the cards played, in order), () for a pass
+        self.log: list[tuple[int, tuple[int, ...]]] = []
         self.run_penalised = False
         self.end_triggered = False
         self.trigger_seat = -1
@@ -170,7 +173,7 @@ class Grazia(Game):
     def _apply(self, action: Action) -> None:
         seat = self.to_act
         if action == PASS:
-            self._end_turn(seat, passed=True)
+            self._end_turn(seat, ())
             return
         if action == STOP:
             self._finish_play(seat)
@@ -192,12 +195,17 @@ class Grazia(Game):
                 f"seat {seat} plays {cards_name(self.run)}"
                 + (" (penalty 2)" if self.run_penalised else "")
             )
+        played = tuple(self.run)
         self.run = []
         self.run_penalised = False
-        self._end_turn(seat, passed=False)
+        self._end_turn(seat, played)
 
-    def _end_turn(self, seat: int, passed: bool) -> None:
+    def _end_turn(self, seat: int, played: tuple[int, ...]) -> None:
+        """The turn's draw and the end's countdown (also called by the
+        search's whole-turn playout); ``played``: the turn's cards, () for a pass."""
         n = self.num_players
+        self.log.append((seat, played))
+        passed = not played
         pile_was_empty = not self.piles[seat]
         if not pile_was_empty:
             self.hands[seat].append(self.piles[seat].pop())
@@ -231,6 +239,7 @@ class Grazia(Game):
             "penalties": list(self.penalties),
             "scores": self.scores(),
             "run": list(self.run),
+            "log": [[seat, cards] for seat, cards in self.log],
             "run_penalised": self.run_penalised,
             "end_triggered": self.end_triggered,
             "trigger_seat": self.trigger_seat,
@@ -257,6 +266,7 @@ class Grazia(Game):
         twin.out_of_play = list(self.out_of_play)
         twin.penalties = list(self.penalties)
         twin.run = list(self.run)
+        twin.log = list(self.log)  # entries are tuples, never mutated
         return twin
 
     def redeal(self, player: int, seed: int) -> Grazia:

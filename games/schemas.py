@@ -650,6 +650,11 @@ def _grazia(k: Kit) -> GameSpec:
                   "Per seat, as it stands: -(cards in hand and pile) - 2 x penalties."),
             Field("run", ListOf(CARD, max_items=13, unique=True),
                   "Cards placed so far in the play being made, in order; [] between plays."),
+            Field("log", ListOf(Tup((k.seat, ListOf(CARD, max_items=13, unique=True,
+                                                     caption="list[card]"))),
+                                caption="list[[seat, list[card]]]"),
+                  "Every finished turn, oldest first: the seat and the cards it played, in order; "
+                  "[] for a pass. The play in progress is `run`."),
             Field("run_penalised", BOOL, "Whether the play being made costs a penalty."),
             Field("end_triggered", BOOL, "Whether a player has passed with an empty pile (the final turns are on)."),
             Field("trigger_seat", Int(-1, k.most - 1), "Seat that triggered the end, or -1."),

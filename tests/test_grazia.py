@@ -418,3 +418,38 @@ def test_heuristic_beats_random_players():
 
     result = compare("grazia", 4, choose, matches=40, seed=123)
     assert result.win_rate > 0.6
+
+
+@pytest.mark.parametrize("num_players", [3, 6])
+def test_the_log_shows_who_played_which_cards_and_who_passed(num_players):
+    """The field's piles do not say who played which card; at the table
+    everyone sees it, so `log` keeps every finished turn: the field is the
+    log's cards plus the play in progress, and turns go round in seat order."""
+    rng = random.Random(num_players)
+    game = Grazia.new(num_players, seed=60 + num_players)
+    expected: list = []
+    run: list = []
+    checked = 0
+    while not game.is_terminal():
+        seat = game.current_player()
+        action = rng.choice(game.legal_actions())
+        game.apply(action)
+        if action == PASS:
+            expected.append([seat, []])
+        elif action == STOP:
+            expected.append([seat, run])
+            run = []
+        else:
+            run.append(action)
+            if not game.run:  # the play ended by itself
+                expected.append([seat, run])
+                run = []
+        if game.is_terminal():
+            break
+        obs = game.observation(game.current_player())
+        assert [[s, list(cards)] for s, cards in obs["log"]] == expected
+        on_field = sorted(c for _, cards in obs["log"] for c in cards) + obs["run"]
+        assert sorted(on_field) == sorted(c for pile in obs["field"] for c in pile)
+        assert [s for s, _ in obs["log"]] == [i % num_players for i in range(len(obs["log"]))]
+        checked += 1
+    assert checked > 50

@@ -148,6 +148,7 @@ def grazia_playout(state) -> None:
         if run:
             penalised = state.run_penalised
             last = run[-1]
+            start = len(field[last // 13]) - len(run)  # where the turn's cards begin
         else:
             i = _grazia_best(hand, field)
             decisions += 1
@@ -157,7 +158,9 @@ def grazia_playout(state) -> None:
                 last = hand.pop(i)
                 pile = field[last // 13]
                 penalised = bool(pile) and last % 13 != pile[-1] % 13 + 1
+                start = len(pile)
                 pile.append(last)
+        played: tuple[int, ...] = ()
         if not passed:
             # the heuristic extends the run while it holds the next card; a
             # step ("stop" or the next card) is asked while the run may go on
@@ -174,7 +177,8 @@ def grazia_playout(state) -> None:
             if penalised:
                 penalties[seat] += 1
             run = []
-        state._end_turn(seat, passed)  # the engine's own end of turn: pile, turn count, end
+            played = tuple(pile[start:])
+        state._end_turn(seat, played)  # the engine's own end of turn: log, pile, turn count, end
         seat = state.to_act
     state.to_act = seat
     state.decisions = decisions
