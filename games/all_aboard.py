@@ -56,7 +56,11 @@ Rulings made here (the seed and RULINGS.md are silent)
   cards drawn so far stay in hand and are scored.
 * Certificates are face down and unseen by everyone, their owner included
   (their values never matter: each is worth 1); observations only count them.
-* The cards played onto the field this round are public (``played``).
+* The cards played onto the field this round are public (``played``), and
+  so is who laid them and who passed: ``log`` keeps this round's finished
+  turns (a seat with no legal card is skipped without being asked, so
+  without it another seat's two turns could not be told apart). Added
+  without a rules-version change: play, match IDs and replays are as before.
 * Jokers are interchangeable: when a player may play a joker only the lowest
   joker id in hand is offered.
 * ``scores()`` is the completed rounds' total plus, while the match is still
@@ -90,7 +94,9 @@ Observation layout
 ``certificates`` (count per seat, this round), ``deck_size``, ``passes``
 (passes in a row), ``turn_plays`` (how many cards the current player has
 played this turn so far), ``played`` (cards played onto the field this
-round, in order, the starting card first), ``scores`` (per seat, completed
+round, in order, the starting card first), ``log`` (this round's finished
+turns, oldest first: [seat, [cards laid, in order]], [] for a pass),
+``scores`` (per seat, completed
 rounds), ``last_round`` (per seat, points of the previous round).
 """
 
@@ -189,6 +195,8 @@ class AllAboard(Game):
             self.hands.append(hand)
         self.field = self.deck.pop()
         self.played = [self.field]
+        # this round's finished turns: (seat, cards laid in order), () for a pass
+        self.log: list[tuple[int, tuple[int, ...]]] = []
         self.certs: list[list[int]] = [[] for _ in range(n)]
         self.passes = 0
         self.turn_plays = 0
@@ -221,6 +229,7 @@ class AllAboard(Game):
                 hand.sort()
             if legal_plays(hand, self.field):
                 return
+            self.log.append((seat, ()))
             self.passes += 1
             if self.events is not None:
                 self.narrate(f"P{seat} passes")
@@ -230,7 +239,11 @@ class AllAboard(Game):
             seat = (seat + 1) % n
 
     def _end_turn(self) -> None:
+        self._log_turn()
         self._begin_turn((self.to_act + 1) % self.num_players)
+
+    def _log_turn(self) -> None:
+        self.log.append((self.to_act, tuple(self.played[len(self.played) - self.turn_plays:])))
 
     def _points_now(self) -> list[int]:
         return [round_points(self.hands[s], len(self.certs[s])) for s in range(self.num_players)]
@@ -298,6 +311,7 @@ class AllAboard(Game):
                 return
             self.certs[seat].append(self.deck.pop())
             if not self.deck:
+                self._log_turn()
                 self._end_round()
                 return
         if not legal_plays(hand, self.field):
@@ -320,6 +334,7 @@ class AllAboard(Game):
             "passes": self.passes,
             "turn_plays": self.turn_plays,
             "played": list(self.played),
+            "log": [[seat, cards] for seat, cards in self.log],
             "scores": list(self.total),
             "last_round": list(self.last_round_points),
         }
@@ -346,6 +361,7 @@ class AllAboard(Game):
         twin.deck = list(self.deck)
         twin.hands = [list(h) for h in self.hands]
         twin.played = list(self.played)
+        twin.log = list(self.log)  # entries are tuples, never mutated
         twin.certs = [list(c) for c in self.certs]
         return twin
 

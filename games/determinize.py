@@ -331,6 +331,7 @@ def _all_aboard(obs: dict, rng: random.Random, decisions: int) -> Game:
     g.over = obs["current_player"] < 0
     g.field = obs["field"]
     g.played = list(obs["played"])
+    g.log = [(seat, tuple(cards)) for seat, cards in obs["log"]]
     g.passes = obs["passes"]
     g.turn_plays = obs["turn_plays"]
     g.start_player = obs["start_player"]

@@ -748,6 +748,10 @@ def _all_aboard(k: Kit) -> GameSpec:
             Field("turn_plays", NONNEG, "Cards the current player has played so far this turn."),
             Field("played", ListOf(CARD_OR_JOKER, 1, unique=True),
                   "Cards played onto the field this round, in order, the starting field card first."),
+            Field("log", ListOf(Tup((k.seat, ListOf(CARD_OR_JOKER, unique=True, caption="list[card]"))),
+                                caption="list[[seat, list[card]]]"),
+                  "This round's finished turns, oldest first: the seat and the cards it laid, in order; "
+                  "[] for a pass (a seat with no legal card is skipped without being asked)."),
             k.scores("Per seat, total of the completed rounds (the round in progress depends on hidden hands)."),
             Field("last_round", k.per_seat(SCORE), "Per seat, points of the previous round (zeros before the first)."),
         ),

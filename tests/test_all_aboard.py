@@ -3,6 +3,8 @@ the rulings made in games/all_aboard.py."""
 
 from __future__ import annotations
 
+import random
+
 import msgpack
 import pytest
 
@@ -319,3 +321,33 @@ def test_apply_refuses_cards_that_do_not_fit():
     game = position(["h2 h9 s7 c7 l8 sA x2 d3", "sK cK lK hK dK xK sQ cQ"], "d7")
     with pytest.raises(IllegalActionError):
         game.apply(C("l8"))
+
+
+@pytest.mark.parametrize("num_players", [3, 5])
+def test_the_log_shows_who_laid_which_cards_and_who_was_skipped(num_players):
+    """`played` has no owners, and a seat with no legal card is skipped
+    without being asked; `log` keeps this round's turns: its cards are
+    `played` after the starting card (the turn in progress last), seats go
+    round in order, and a pass is a seat that held no legal card."""
+    rng = random.Random(num_players)
+    game = AllAboard.new(num_players, seed=80 + num_players)
+    checked = passes = 0
+    while not game.is_terminal():
+        game.apply(rng.choice(game.legal_actions()))
+        if game.is_terminal():
+            break
+        obs = game.observation(game.current_player())
+        log = obs["log"]
+        laid = [c for _, cards in log for c in cards]
+        in_progress = obs["played"][len(obs["played"]) - obs["turn_plays"]:] if obs["turn_plays"] else []
+        assert [obs["played"][0], *laid, *in_progress] == obs["played"]
+        seats = [s for s, _ in log] + [obs["current_player"]]
+        first = obs["start_player"]
+        assert seats == [(first + i) % num_players for i in range(len(seats))]
+        trailing = 0
+        while trailing < len(log) and not log[len(log) - 1 - trailing][1]:
+            trailing += 1
+        assert obs["passes"] == (0 if obs["turn_plays"] else trailing)
+        passes += sum(1 for _, cards in log if not cards)
+        checked += 1
+    assert checked > 50 and passes > 0
