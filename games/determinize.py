@@ -705,6 +705,8 @@ def _seven_peak(obs: dict, rng: random.Random, decisions: int) -> Game:
     g.last_set = list(obs["last_set"])
     g.vp = list(obs["vp"])
     g.scored = [list(c) for c in obs["scored"]]
+    g.log = [(s, "set", tuple(rest[0])) if kind == "set" else (s, kind, *rest)
+             for s, kind, *rest in obs["log"]]
     g.start_player = obs["start_player"]
     g.to_act = obs["current_player"]
     g.round = obs["round"]

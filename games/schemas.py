@@ -1035,6 +1035,12 @@ def _seven_peak(k: Kit) -> GameSpec:
                   "x + c[x] per rank: the highest value a card of rank x can be used as."),
             Field("vp", k.per_seat(NONNEG), "Per seat, VP from scored area piles."),
             Field("scored", k.per_seat(cards), "Per seat, the sorted cards won from the area (one VP each)."),
+            Field("log", ListOf(OneOf((Tup((k.seat, const("put"), card)),
+                                       Tup((k.seat, const("take"), pile, card)),
+                                       Tup((k.seat, const("set"), ListOf(card, 1, 7))))),
+                                caption='list[[seat, "put", card] or [seat, "take", pile, card] or [seat, "set", list[card]]]'),
+                  "Every public step of the game so far, oldest first: a card put into the area, a card "
+                  "taken from it, a set played (its cards sorted). The choices of a play in progress are not shown."),
             Field("scores", k.per_seat(NONNEG), "Per seat, total as it stands."),
             Field("ending", BOOL, "A hand has emptied: the round in progress is the last."),
             Field("set_aside", NONNEG, "Number of unseen set-aside cards."),

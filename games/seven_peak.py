@@ -69,6 +69,12 @@ Rulings made here (the seed and RULINGS.md are silent)
   private until the set is complete: other players' observations show the
   step as "turn" meanwhile. Cards put into the area during a pass are public
   as soon as they are put.
+* Who put which card into the area, who took which, and who played which
+  set, in order, are public: ``log`` keeps every such step (the area's piles
+  alone do not say who put what, and between two of a seat's turns several
+  others put cards). A play's value and cards chosen before the set is
+  complete stay private, as above. Added without a rules-version change:
+  play, match IDs and replays are as before.
 * Cards taken from the area are public: every observation lists, per seat, the
   cards known to be in that hand ("known"), kept until that seat puts or plays
   a card of the same kind.
@@ -113,6 +119,8 @@ else None), ``hand_sizes`` (per seat, chosen-but-unplayed cards included),
 pile of rank 1..6), ``counts`` (c[1..6]), ``reach`` (x + c[x] per rank 1..6:
 the highest value rank x can be used as), ``vp`` (area VP per seat),
 ``scored`` (per seat, the sorted cards won from the area, one VP each),
+``log`` (every public step of the game so far, oldest first: ``[seat,
+"put", card]``, ``[seat, "take", pile, card]``, ``[seat, "set", [cards]]``),
 ``scores`` (per seat, total as it stands), ``ending`` (a hand has emptied: the
 round in progress is the last), ``set_aside`` (number of unseen cards),
 ``round`` (0-based round number).
@@ -240,6 +248,9 @@ class SevenPeak(Game):
         self.last_set = [0] * n
         self.vp = [0] * n
         self.scored: list[list[int]] = [[] for _ in range(n)]
+        # every public step, in order: (seat, "put", card), (seat, "take",
+        # pile, card), (seat, "set", cards); a play's choices stay private
+        self.log: list[tuple] = []
         self.start_player = 0
         self.to_act = 0
         self.round = 0
@@ -367,6 +378,7 @@ class SevenPeak(Game):
             card = action[1]
             self._lose_card(seat, card)
             _insert(self.area[rank_of(card) - 1], card)
+            self.log.append((seat, "put", card))
             self.step = "more" if step == "put" else "take"
             return
         if step == "take":
@@ -374,6 +386,7 @@ class SevenPeak(Game):
             _remove(self.area[x - 1], card)
             _insert(self.hands[seat], card)
             _insert(self.known[seat], card)
+            self.log.append((seat, "take", x, card))
             self._score_peaks(seat)
             self._end_turn()
             return
@@ -391,6 +404,7 @@ class SevenPeak(Game):
                 self._lose_card(seat, c)
             self.sets[seat].append((n, cards))
             self.last_set[seat] = n
+            self.log.append((seat, "set", cards))
             if self.events is not None:
                 self.narrate(
                     f"seat {seat} plays a set of {n} as {n}s: {cards_name(cards)} "
@@ -432,6 +446,8 @@ class SevenPeak(Game):
             "reach": [x + c for x, c in enumerate(counts, 1)],
             "vp": list(self.vp),
             "scored": [list(c) for c in self.scored],
+            "log": [[seat, kind, list(rest[0])] if kind == "set" else [seat, kind, *rest]
+                    for seat, kind, *rest in self.log],
             "scores": self.scores(),
             "ending": self.ending,
             "set_aside": len(self.set_aside),
@@ -455,6 +471,7 @@ class SevenPeak(Game):
         twin.vp = list(self.vp)
         twin.scored = [list(c) for c in self.scored]
         twin.pending_cards = list(self.pending_cards)
+        twin.log = list(self.log)  # entries are tuples, never mutated
         return twin
 
     def redeal(self, player: int, seed: int) -> SevenPeak:

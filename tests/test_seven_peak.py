@@ -455,3 +455,32 @@ def test_every_seen_card_is_in_the_observation(n):
                 ) + obs["set_aside"]
                 assert sum(seen.values()) + hidden == 78
                 assert [len(s) for s in obs["scored"]] == obs["vp"]
+
+
+@pytest.mark.parametrize("num_players", [3, 5])
+def test_the_log_shows_who_put_took_and_played_which_cards(num_players):
+    """The area's piles do not say who put what; `log` keeps every public
+    step, so each hand's size follows from it (12, less cards put and
+    played, plus cards taken), each seat's sets are its "set" entries, and
+    the seats' steps come in turn order."""
+    rng = random.Random(num_players)
+    game = SevenPeak.new(num_players, seed=90 + num_players)
+    checked = 0
+    while not game.is_terminal():
+        game.apply(rng.choice(game.legal_actions()))
+        if game.is_terminal():
+            break
+        for seat in range(num_players):
+            obs = game.observation(seat)
+            log = obs["log"]
+            for s in range(num_players):
+                mine = [entry for entry in log if entry[0] == s]
+                size = 12 - sum(1 for e in mine if e[1] == "put") + sum(1 for e in mine if e[1] == "take")
+                size -= sum(len(e[2]) for e in mine if e[1] == "set")
+                assert obs["hand_sizes"][s] == size
+                assert [cards for _, cards in obs["sets"][s]] == [e[2] for e in mine if e[1] == "set"]
+            movers = [entry[0] for entry in log]
+            turns = [s for i, s in enumerate(movers) if i == 0 or s != movers[i - 1]]
+            assert turns == [i % num_players for i in range(len(turns))]
+        checked += 1
+    assert checked > 30
