@@ -306,6 +306,7 @@ def _target(obs: dict, rng: random.Random, decisions: int) -> Game:
     last = obs["last_round"]
     g.last_round = None if last is None else {
         "target": last["target"], "plays": [list(p) for p in last["plays"]], "winner": last["winner"],
+        "discarded": last["discarded"] and list(last["discarded"]),
     }
     g.winner = -1 if last is None else last["winner"]
     g.phase = obs["phase"]

@@ -710,7 +710,10 @@ def _target(k: Kit) -> GameSpec:
                 Field("target", CARD, "The target card."),
                 Field("plays", ListOf(play), "[seat, card] in play order."),
                 Field("winner", k.seat, "Seat that won the target."),
-            )), "The previous round, or null before the first is judged."),
+                Field("discarded", Maybe(k.per_seat(Int(0, 2))),
+                      "Per seat, cards discarded face down after that round; null while those "
+                      "discards are still being made (see `discarded`) or when the game ended there."),
+            )), "The previous round (the one just judged, during the discards), or null before the first is judged."),
         ),
         steps=(
             Step("choose", '`phase` is "choose": the start player picks the target.', key_is("phase", "choose"),

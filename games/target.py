@@ -39,6 +39,12 @@ Rulings made here (the seed and RULINGS.md are silent)
 * Drawing back to 5 happens right after each player's own discards, player
   by player from the SP (so a later player may draw a card an earlier player
   discarded if the deck was refilled in between).
+* How many cards each player discarded face down is public (others see
+  only how many); ``discarded`` shows the round in progress and
+  ``last_round`` keeps the previous round's counts, which the next round
+  would otherwise reset before the players who discarded early are asked
+  again. Added without a rules-version change: play, match IDs and replays
+  are as before.
 * Targets held are public (kept face up); the round's plays and the 2
   unchosen revealed cards are public while in the discard pile; face-down
   discards are known only to the player who discarded them.
@@ -80,7 +86,9 @@ chooses, else []), ``target`` (this round's target card or -1), ``plays``
 still in the discard pile), ``discarded`` (per seat, how many cards that
 player discarded face down this round), ``refills`` (how many times the
 deck was rebuilt), ``last_round`` (the previous round as
-{"target", "plays", "winner"}, or None).
+{"target", "plays", "winner", "discarded"}, or None; ``discarded`` is the
+per-seat count of face-down discards after that round, None while they are
+being made).
 """
 
 from __future__ import annotations
@@ -191,6 +199,7 @@ class Target(Game):
             "target": self.target,
             "plays": [[s, c] for s, c in self.plays],
             "winner": winner,
+            "discarded": None,  # set once the round's discards are made
         }
         if self.events is not None:
             self.narrate(
@@ -217,6 +226,8 @@ class Target(Game):
         hand.sort()
         nxt = (seat + 1) % self.num_players
         if nxt == self.sp:
+            assert self.last_round is not None  # set by _judge
+            self.last_round = {**self.last_round, "discarded": list(self.discarded)}
             self.sp = self.winner
             self._start_round()
         else:
@@ -294,6 +305,7 @@ class Target(Game):
                 "target": self.last_round["target"],
                 "plays": [list(p) for p in self.last_round["plays"]],
                 "winner": self.last_round["winner"],
+                "discarded": self.last_round["discarded"],
             },
         }
 

@@ -115,10 +115,12 @@ def test_a_full_round_farthest_then_winner_becomes_sp():
             "target": card(H, 7),
             "plays": [[0, card(H, 12)], [1, card(H, 13)], [2, card(D, 13)]],
             "winner": 1,
+            "discarded": None,  # the round's discards are being made
         }
     for _ in range(3):
         game.apply(STOP)
     assert game.sp == 1 and game.observation(2)["start_player"] == 1
+    assert game.observation(2)["last_round"]["discarded"] == [0, 0, 0]  # nobody discarded
     assert game.phase == "choose" and game.current_player() == 1
     assert [len(h) for h in game.hands] == [5, 5, 5]
 
@@ -300,3 +302,33 @@ def test_heuristic_beats_random_players():
 
     result = compare("target", 4, choose, matches=40, seed=123)
     assert result.win_rate > 0.6
+
+
+@pytest.mark.parametrize("num_players", [3, 5])
+def test_last_round_keeps_how_many_cards_each_seat_discarded(num_players):
+    """Face-down discards are public as counts, but `discarded` resets when
+    the next round starts, before the seats that discarded early are asked
+    again: `last_round["discarded"]` keeps the counts (None while they are
+    being made)."""
+    rng = random.Random(num_players)
+    game = Target.new(num_players, seed=70 + num_players)
+    counts = [0] * num_players
+    finished: list[int] | None = None
+    checked = 0
+    while not game.is_terminal():
+        seat, phase, round_before = game.current_player(), game.phase, game.round
+        action = rng.choice(game.legal_actions())
+        game.apply(action)
+        if phase == "discard" and action != STOP:
+            counts[seat] += 1
+        if game.round != round_before:
+            finished, counts = counts, [0] * num_players
+        if game.is_terminal():
+            break
+        last = game.observation(game.current_player())["last_round"]
+        if game.phase == "discard":
+            assert last["discarded"] is None
+        elif last is not None:
+            assert last["discarded"] == finished
+            checked += 1
+    assert checked > 20 and finished is not None and any(finished)
