@@ -369,6 +369,8 @@ def _tenos_square(obs: dict, rng: random.Random, decisions: int) -> Game:
     g.centre = list(obs["centre"])
     g.exchange_put = list(obs["exchange_put"])
     g.playing = obs["playing"]
+    g.log = [(s, kind, tuple(what) if kind == "exchange" else what, taken)
+             for s, kind, what, taken in obs["log"]]
     revealed = g.phase != CENTRE
     face_up = [c for row in obs["rows"] for c in row if c is not None]
     own_secret = obs["my_centre_card"]

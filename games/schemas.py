@@ -800,6 +800,13 @@ def _tenos_square(k: Kit) -> GameSpec:
             Field("exchange_put", ListOf(card, max_items=2, unique=True),
                   "Cards put so far in the exchange in progress."),
             Field("playing", Maybe(card), "The card being played (public once chosen), or null."),
+            Field("log", ListOf(OneOf((
+                      Tup((k.seat, const("exchange"), ListOf(card, 2, 2, unique=True), OneOf((card, const("deck"))))),
+                      Tup((k.seat, const("place"), card, Int(0, 8))))),
+                      caption='list[[seat, "exchange", [card, card], card or "deck"] or [seat, "place", card, place]]'),
+                  "This deal's public steps since the centre was revealed, oldest first: an exchange (the two "
+                  "cards put, then the centre card taken, or \"deck\" for the deck's top card taken blind) "
+                  "and a card laid face up on a place (0-based) of that seat's row."),
             Field("deck_size", NONNEG, "Cards in the deck (its top card is a blind exchange candidate)."),
             Field("scores", k.per_seat(NONNEG), "Per seat; with 4 players the team total (own + partner)."),
             Field("totals", k.per_seat(NONNEG), "Per seat, individual cumulative score of finished deals."),

@@ -70,6 +70,11 @@ Rulings made here (the seed and RULINGS.md are silent)
 * Tie-break "went out in the last deal" reads, while the game is running, as
   the most recent finished deal; before any deal has finished there is none.
 * Face-down cards left at the end of a deal are not revealed.
+* Who exchanged which cards, what they took (a centre card, or the deck's
+  top card blind), and which card they laid on which place, in order, are
+  public: ``log`` keeps them for the deal in progress (the centre and the
+  rows alone do not say who put which card or in what order). Added without
+  a rules-version change: play, match IDs and replays are as before.
 * Flow: the steps not asked (the forced puts, the play from a one-card
   hand, the exchange with fewer than 2 cards) depend only on hand sizes,
   which are public; the cards they turn face up are shown by the rules and
@@ -108,7 +113,10 @@ down; the same for one's own row: its owner does not know it),
 face-up centre cards), ``centre_put`` (per seat, whether they have put
 their secret centre card this deal), ``my_centre_card`` (own secret centre
 card this deal, or None), ``exchange_put`` (cards put so far in the exchange
-in progress), ``playing`` (the card being played, or None), ``deck_size``,
+in progress), ``playing`` (the card being played, or None), ``log`` (this
+deal's public steps since the reveal, oldest first: ``[seat, "exchange",
+[the 2 cards put], card taken or "deck"]`` and ``[seat, "place", card,
+place]``), ``deck_size``,
 ``scores`` (per seat; team totals with 4 players), ``totals`` (per seat,
 individual cumulative scores), ``last_deal_points`` (per seat points of the
 last finished deal, or None), ``went_out`` (seat that went out in each
@@ -245,6 +253,9 @@ class TenosSquare(Game):
         self.centre: list[int] = []
         self.exchange_put: list[int] = []
         self.playing: int | None = None
+        # this deal's public steps after the reveal, in order:
+        # (seat, "exchange", (put, put), card taken or "deck"), (seat, "place", card, place)
+        self.log: list[tuple] = []
         self.phase = CENTRE
         self.to_act = self.start_player
         if self.events is not None:
@@ -371,6 +382,7 @@ class TenosSquare(Game):
                 self.centre.remove(card)
             self.hands[seat].append(card)
             self.hands[seat].sort()
+            self.log.append((seat, EXCHANGE, tuple(self.exchange_put), action if action == DECK else card))
             self.exchange_put = []
             self._to_play_step()
         elif phase == PLAY:
@@ -381,6 +393,7 @@ class TenosSquare(Game):
             assert self.playing is not None  # set by _choose_play before phase PLACE
             self.rows[seat][place] = self.playing
             self.up[seat][place] = True
+            self.log.append((seat, PLACE, self.playing, place))
             self.playing = None
             self.hands[seat].append(taken)
             self.hands[seat].sort()
@@ -412,6 +425,8 @@ class TenosSquare(Game):
             "my_centre_card": self.secret[player],
             "exchange_put": list(self.exchange_put),
             "playing": self.playing,
+            "log": [[seat, kind, list(what), taken] if kind == EXCHANGE else [seat, kind, what, taken]
+                    for seat, kind, what, taken in self.log],
             "deck_size": len(self.deck),
             "scores": self.scores(),
             "totals": list(self.totals),
@@ -457,6 +472,7 @@ class TenosSquare(Game):
         twin.secret = list(self.secret)
         twin.centre = list(self.centre)
         twin.exchange_put = list(self.exchange_put)
+        twin.log = list(self.log)  # entries are tuples, never mutated
         return twin
 
     def redeal(self, player: int, seed: int) -> TenosSquare:

@@ -504,3 +504,36 @@ def test_redeal_reassigns_who_put_which_centre_card_after_the_reveal():
         assert sorted(dealt.secret[s] for s in others) == sorted(true)
         assignments.add(tuple(dealt.secret[s] for s in others))
     assert len(assignments) > 1
+
+
+@pytest.mark.parametrize("num_players", [3, 4])
+def test_the_log_shows_who_exchanged_and_laid_which_cards(num_players):
+    """The rows and the centre do not say in what order cards came or who
+    put which; `log` keeps the deal's public steps: every face-up row card
+    is a "place" entry of its owner, an exchange precedes its seat's lay,
+    and each lay hands the turn on by the place rule."""
+    rng = random.Random(num_players)
+    game = TenosSquare.new(num_players, seed=30 + num_players)
+    checked = 0
+    while not game.is_terminal():
+        game.apply(rng.choice(game.legal_actions()))
+        if game.is_terminal():
+            break
+        obs = game.observation(game.current_player())
+        log = obs["log"]
+        laid = {(s, place): card for s, kind, card, place in log if kind == "place"}
+        shown = {(s, place): card for s, row in enumerate(obs["rows"])
+                 for place, card in enumerate(row) if card is not None}
+        assert laid == shown
+        for i, (s, kind, what, taken) in enumerate(log):
+            following = log[i + 1] if i + 1 < len(log) else None
+            if kind == "exchange":
+                assert len(what) == 2
+                if following is not None:
+                    assert following[:2] == [s, "place"]
+                    if taken != "deck":
+                        assert following[2] == taken  # the card taken is the card laid
+            elif following is not None:
+                assert following[0] == next_player(num_players, s, taken)
+        checked += 1
+    assert checked > 50
