@@ -227,6 +227,8 @@ def _tile_hunt(obs: dict, rng: random.Random, decisions: int) -> Game:
     g.rerolls_left = obs["rerolls_left"]
     g.step = obs["step"]
     g.round = obs["round"]
+    g.log = [(seat, tuple(dice), taken if isinstance(taken, str) else tuple(taken))
+             for seat, dice, taken in obs["log"]]
     return g
 
 

@@ -572,6 +572,7 @@ def _tile_hunt(k: Kit) -> GameSpec:
     tile = Str(CATALOGUE, name="tile", doc="a tile name: " + ", ".join(
         f'"{name}" ({TILES[name][0]})' for name in CATALOGUE))
     seats = ListOf(k.seat, min(k.counts), k.most, unique=True)
+    taken = OneOf((const("chips"), const("reversal"), Tup((const("take"), tile)), Tup((const("steal"), tile))))
     return GameSpec(
         "tile_hunt",
         obs=(
@@ -603,6 +604,9 @@ def _tile_hunt(k: Kit) -> GameSpec:
             Field("chips", k.per_seat(Int(0, 20)), "Per seat, bonus chips held (50 points each)."),
             Field("chip_supply", Int(0, 20), "Bonus chips left in the supply."),
             Field("scores", k.per_seat(NONNEG), "Per seat, tile points + 50 per chip."),
+            Field("log", ListOf(Tup((k.seat, ListOf(die, 5, 5), taken)),
+                                caption='list[[seat, list[die], "chips" or "reversal" or ["take", tile] or ["steal", tile]]]'),
+                  "Every finished turn, oldest first: the seat, its final dice (sorted) and what it took."),
         ),
         steps=(
             Step("roll", '`step` is "roll" (the first roll is automatic; up to two rerolls).',

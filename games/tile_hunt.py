@@ -64,6 +64,11 @@ Rulings made here (the seed and RULINGS.md are silent)
 * Flow: only public things decide it (dice, tiles, scores, rerolls left);
   the take step is always asked, since bonus chips are always allowed. The
   face-down tile turned at an early turn's start is declared in ``REVEALS``.
+* Every player's dice and choice are seen by all: ``log`` keeps each finished
+  turn (seat, final dice, what was taken), since between two of a seat's
+  turns a tile can be taken and stolen again, and in the late phase a seat
+  can act twice. The rolls before a turn's last one are not kept. Added
+  without a rules-version change: play, match IDs and replays are as before.
 
 Actions
 -------
@@ -89,7 +94,8 @@ order they appeared, each ``{"name", "points", "owner"}`` with owner a seat
 or None), ``face_down`` (number of face-down normal tiles), ``reversal``
 ("aside", "face_up" or "taken"), ``winner`` (the reversal winner's seat or
 None), ``chips`` (per seat), ``chip_supply``, ``scores`` (per seat: tile
-points + 50 per chip).
+points + 50 per chip), ``log`` (every finished turn, oldest first: [seat,
+[final dice], "chips" | "reversal" | ["take", tile] | ["steal", tile]]).
 """
 
 from __future__ import annotations
@@ -241,6 +247,9 @@ class TileHunt(Game):
         self.rerolls_left = 0
         self.step = "roll"
         self.round = -1
+        # every finished turn: (seat, its final dice, what it took:
+        # "chips", "reversal", ("take", tile) or ("steal", tile))
+        self.log: list[tuple[int, tuple[int, ...], Action]] = []
         self._start_round()
 
     # ---- flow ------------------------------------------------------------
@@ -379,6 +388,7 @@ class TileHunt(Game):
                 self.step = "take"
             return
         # take step
+        self.log.append((seat, tuple(self.dice), action))
         if action == CHIPS:
             gained = min(self.dice.count(1), self.supply)
             self.chips[seat] += gained
@@ -428,6 +438,8 @@ class TileHunt(Game):
             "chips": list(self.chips),
             "chip_supply": self.supply,
             "scores": self.scores_int(),
+            "log": [[seat, list(dice), taken if isinstance(taken, str) else list(taken)]
+                    for seat, dice, taken in self.log],
         }
 
     def reveals(self, action: Action, player: int) -> tuple | None:
@@ -456,6 +468,7 @@ class TileHunt(Game):
         twin.order = list(self.order)
         twin.previous_order = list(self.previous_order)
         twin.dice = list(self.dice)
+        twin.log = list(self.log)  # entries are tuples, never mutated
         return twin
 
     def redeal(self, player: int, seed: int) -> TileHunt:

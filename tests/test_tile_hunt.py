@@ -399,3 +399,34 @@ def test_redeal_reshuffles_only_face_down_tiles():
 
 def test_registry():
     assert get_game("tile_hunt") is TileHunt
+
+
+@pytest.mark.parametrize("num_players", [3, 4])
+def test_the_log_replays_every_take_steal_and_chip(num_players):
+    """Between two of a seat's turns a tile can be taken and stolen again;
+    `log` keeps every finished turn, so replaying it gives the tiles' owners
+    and the chips the observation shows."""
+    from games.tile_hunt import CHIP_SUPPLY, TileHunt
+
+    rng = random.Random(num_players)
+    checked = steals = 0
+    for seed in range(10):
+        game = TileHunt.new(num_players, seed=seed)
+        while not game.is_terminal():
+            game.apply(rng.choice(game.legal_actions()))
+            obs = game.observation(0)
+            owner: dict[str, int] = {}
+            chips, supply = [0] * num_players, CHIP_SUPPLY
+            for seat, dice, taken in obs["log"]:
+                if taken == "chips":
+                    gained = min(dice.count(1), supply)
+                    chips[seat] += gained
+                    supply -= gained
+                elif taken != "reversal":
+                    verb, tile = taken
+                    steals += verb == "steal"
+                    owner[tile] = seat
+            assert owner == {t["name"]: t["owner"] for t in obs["tiles"] if t["owner"] is not None}
+            assert chips == obs["chips"] and supply == obs["chip_supply"]
+            checked += 1
+    assert checked > 100 and steals > 0
