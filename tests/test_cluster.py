@@ -8,6 +8,7 @@ reach the workers inside the league (bundles), not through a shared path.
 from __future__ import annotations
 
 import os
+import secrets
 import signal
 import socket
 import sqlite3
@@ -41,8 +42,12 @@ def ray_cmd(*args: str, env: dict[str, str]) -> None:
 
 @pytest.fixture
 def cluster(tmp_path):
-    """(address, env, temp dir of the second node); both nodes stopped after."""
-    env = dict(os.environ, RAY_AUTH_MODE="token", RAY_USAGE_STATS_ENABLED="0")
+    """(address, env, temp dir of the second node); both nodes stopped after.
+    The cluster's token is its own, in the environment of every process that
+    joins it: a fresh machine has no ~/.ray/auth_token, and `ray start
+    --head` in token mode does not make one."""
+    env = dict(os.environ, RAY_AUTH_MODE="token", RAY_AUTH_TOKEN=secrets.token_hex(32),
+               RAY_USAGE_STATS_ENABLED="0")
     port = free_port()
     head_dir, second_dir = Path("/tmp") / f"ray-head-{port}", Path("/tmp") / f"ray-second-{port}"
     ray_cmd("start", "--head", "--port", str(port), "--num-cpus", "1", "--temp-dir", str(head_dir),
