@@ -334,7 +334,7 @@ class AllAboard(Game):
             "passes": self.passes,
             "turn_plays": self.turn_plays,
             "played": list(self.played),
-            "log": [[seat, cards] for seat, cards in self.log],
+            "log": list(self.log),  # tuples pack as arrays; copied, not rebuilt
             "scores": list(self.total),
             "last_round": list(self.last_round_points),
         }

@@ -580,7 +580,7 @@ def _tateyoko(obs: dict, rng: random.Random, decisions: int) -> Game:
     g._open_table = {}
     g._by_card = {}
     g.turn = [(x, y) for x, y, _ in obs["turn"]]
-    g.log = [(seat, tuple((x, y, c) for x, y, c in cells)) for seat, cells in obs["log"]]
+    g.log = [(seat, tuple(cards)) for seat, cards in obs["log"]]
     g.passes = obs["passes"]
     sizes = obs["hand_sizes"]
     pool = _minus(deck(), obs["hand"], list(g.grid.values()))

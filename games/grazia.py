@@ -239,7 +239,7 @@ class Grazia(Game):
             "penalties": list(self.penalties),
             "scores": self.scores(),
             "run": list(self.run),
-            "log": [[seat, cards] for seat, cards in self.log],
+            "log": list(self.log),  # tuples pack as arrays; copied, not rebuilt
             "run_penalised": self.run_penalised,
             "end_triggered": self.end_triggered,
             "trigger_seat": self.trigger_seat,

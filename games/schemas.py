@@ -934,10 +934,10 @@ def _tateyoko(k: Kit) -> GameSpec:
                   "Every card on the grid as [x, y, card], sorted by x then y."),
             Field("turn", ListOf(placed, caption="list[[x, y, card]]"),
                   "Cards placed so far in the current turn, in order; [] between turns."),
-            Field("log", ListOf(Tup((k.seat, ListOf(placed, caption="list[[x, y, card]]"))),
-                                caption="list[[seat, list[[x, y, card]]]]"),
+            Field("log", ListOf(Tup((k.seat, ListOf(CARD, unique=True, caption="list[card]"))),
+                                caption="list[[seat, list[card]]]"),
                   "This game's finished turns, oldest first: the seat and the cards it placed, "
-                  "in order; [] for a pass. The turn in progress is `turn`."),
+                  "in order (`grid` says where each lies); [] for a pass. The turn in progress is `turn`."),
             Field("passes", Int(0, k.most), "Passes in a row; n end the game."),
             k.scores("Per seat, cumulative totals of the finished games."),
             Field("last_game", k.per_seat(SCORE), "Per seat, points of the previous game (zeros before the first)."),

@@ -446,8 +446,7 @@ class SevenPeak(Game):
             "reach": [x + c for x, c in enumerate(counts, 1)],
             "vp": list(self.vp),
             "scored": [list(c) for c in self.scored],
-            "log": [[seat, kind, list(rest[0])] if kind == "set" else [seat, kind, *rest]
-                    for seat, kind, *rest in self.log],
+            "log": list(self.log),  # tuples pack as arrays; copied, not rebuilt
             "scores": self.scores(),
             "ending": self.ending,
             "set_aside": len(self.set_aside),

@@ -77,8 +77,8 @@ current game), ``games`` (n), ``start_player`` (of this game), ``hand``
 (sorted own cards), ``hand_sizes`` (per seat), ``deck_size``, ``grid`` (list
 of [x, y, card], sorted by x then y), ``turn`` (list of [x, y, card] placed
 so far in the current turn, in order; empty between turns), ``log``
-(this game's finished turns, oldest first, each [seat, [[x, y, card], ...]]
-with the cards in the order placed; [] for a pass), ``passes``
+(this game's finished turns, oldest first, each [seat, [cards in the
+order placed]], [] for a pass; where each card lies is in ``grid``), ``passes``
 (passes in a row), ``scores`` (cumulative totals of finished games),
 ``last_game`` (per-seat points of the previous game; zeros before),
 ``game_over`` (bool: the match has ended).
@@ -295,8 +295,9 @@ class Tateyoko(Game):
         self._open_table: dict[tuple[int, int], tuple[int, ...]] = {}
         self._by_card: dict[int, tuple[tuple[int, int], ...]] = {}
         self.turn: list[tuple[int, int]] = []
-        # this game's finished turns: (seat, ((x, y, card), ...)), () for a pass
-        self.log: list[tuple[int, tuple[tuple[int, int, int], ...]]] = []
+        # this game's finished turns: (seat, the cards placed in order), () for a
+        # pass; each card lies on the grid once, so the grid says where
+        self.log: list[tuple[int, tuple[int, ...]]] = []
         self.passes = 0
         self.to_act = self.start_player
         if self.events is not None:
@@ -455,7 +456,7 @@ class Tateyoko(Game):
 
     def _log_turn(self, seat: int) -> None:
         grid = self.grid
-        self.log.append((seat, tuple((x, y, grid[(x, y)]) for x, y in self.turn)))
+        self.log.append((seat, tuple([grid[cell] for cell in self.turn])))
 
     def observation(self, player: int) -> Observation:
         return {
@@ -470,7 +471,7 @@ class Tateyoko(Game):
             "deck_size": len(self.deck),
             "grid": self._grid_view(),
             "turn": [[x, y, self.grid[(x, y)]] for x, y in self.turn],
-            "log": [[seat, cells] for seat, cells in self.log],
+            "log": list(self.log),  # tuples pack as arrays; copied, not rebuilt
             "passes": self.passes,
             "scores": list(self.total),
             "last_game": list(self.last_game_points),

@@ -425,8 +425,7 @@ class TenosSquare(Game):
             "my_centre_card": self.secret[player],
             "exchange_put": list(self.exchange_put),
             "playing": self.playing,
-            "log": [[seat, kind, list(what), taken] if kind == EXCHANGE else [seat, kind, what, taken]
-                    for seat, kind, what, taken in self.log],
+            "log": list(self.log),  # tuples pack as arrays; copied, not rebuilt
             "deck_size": len(self.deck),
             "scores": self.scores(),
             "totals": list(self.totals),

@@ -438,8 +438,7 @@ class TileHunt(Game):
             "chips": list(self.chips),
             "chip_supply": self.supply,
             "scores": self.scores_int(),
-            "log": [[seat, list(dice), taken if isinstance(taken, str) else list(taken)]
-                    for seat, dice, taken in self.log],
+            "log": list(self.log),  # tuples pack as arrays; copied, not rebuilt
         }
 
     def reveals(self, action: Action, player: int) -> tuple | None:

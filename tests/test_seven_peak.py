@@ -8,6 +8,7 @@ from collections import Counter
 import pytest
 
 from games import IllegalActionError
+from games.playthrough import wire
 from games.seven_peak import (
     DECK,
     JOKER,
@@ -471,7 +472,7 @@ def test_the_log_shows_who_put_took_and_played_which_cards(num_players):
         if game.is_terminal():
             break
         for seat in range(num_players):
-            obs = game.observation(seat)
+            obs = wire(game.observation(seat))  # as a bot receives it
             log = obs["log"]
             for s in range(num_players):
                 mine = [entry for entry in log if entry[0] == s]

@@ -400,9 +400,9 @@ def test_describe_action_names_cards_and_cells():
 @pytest.mark.parametrize("num_players", [3, 5])
 def test_the_log_shows_every_seat_who_placed_what_and_who_passed(num_players):
     """Between two of a seat's decisions others take turns; `log` keeps who
-    did what this game (at the table everyone sees it), so the grid is the
-    first card plus the log plus the turn in progress, and seats follow in
-    turn order."""
+    did what this game (at the table everyone sees it): the grid's cards are
+    the first card, the log's and the turn in progress's, a turn's cards come
+    in the order laid, and seats follow in turn order."""
     rng = random.Random(num_players)
     game = Tateyoko.new(num_players, seed=40 + num_players)
     expected: list = []
@@ -419,8 +419,7 @@ def test_the_log_shows_every_seat_who_placed_what_and_who_passed(num_players):
         elif action == PASS:
             expected.append([seat, []])
         elif isinstance(action, tuple):
-            c, x, y = action
-            placed.append([x, y, c])
+            placed.append(action[0])
             if not game.turn:  # the turn ended by itself
                 expected.append([seat, placed])
                 placed = []
@@ -430,11 +429,14 @@ def test_the_log_shows_every_seat_who_placed_what_and_who_passed(num_players):
         if game.is_terminal():
             break
         obs = game.observation(game.current_player())
-        assert [[s, [list(p) for p in cells]] for s, cells in obs["log"]] == expected
-        cells = {(x, y): c for _, turn in obs["log"] for x, y, c in turn}
-        cells.update({(x, y): c for x, y, c in obs["turn"]})
-        cells[(0, 0)] = first_cards[game.game_index]
-        assert cells == {(x, y): c for x, y, c in obs["grid"]}
+        assert [[s, list(cards)] for s, cards in obs["log"]] == expected
+        where = {c: (x, y) for x, y, c in obs["grid"]}
+        laid = [c for _, cards in obs["log"] for c in cards] + [c for _, _, c in obs["turn"]]
+        assert sorted([first_cards[game.game_index], *laid]) == sorted(where)
+        for _, cards in obs["log"]:  # a turn's cards in order: each next to the one before
+            for a, b in zip(cards, cards[1:]):
+                (ax, ay), (bx, by) = where[a], where[b]
+                assert abs(ax - bx) + abs(ay - by) == 1
         seats = [s for s, _ in obs["log"]]
         first = obs["start_player"]
         assert seats == [(first + i) % num_players for i in range(len(seats))]

@@ -8,6 +8,7 @@ import random
 import pytest
 
 from games import IllegalActionError
+from games.playthrough import wire
 from games.tennos import CLUB, CROSS, HEART, LEAF, SPADE, card
 from games.tenos_square import (
     DECK,
@@ -519,7 +520,7 @@ def test_the_log_shows_who_exchanged_and_laid_which_cards(num_players):
         game.apply(rng.choice(game.legal_actions()))
         if game.is_terminal():
             break
-        obs = game.observation(game.current_player())
+        obs = wire(game.observation(game.current_player()))  # as a bot receives it
         log = obs["log"]
         laid = {(s, place): card for s, kind, card, place in log if kind == "place"}
         shown = {(s, place): card for s, row in enumerate(obs["rows"])

@@ -204,7 +204,7 @@ def tateyoko_playout(state, rng: random.Random) -> None:
                     counts[c // NUM_RANKS] += 1
                 move = _pick(grid, hand, turn, moves, rng, hand_value(counts, len(hand)))
             if move is None:  # "stop"
-                log.append((seat, tuple((x, y, grid[(x, y)]) for x, y in turn)))
+                log.append((seat, tuple([grid[cell] for cell in turn])))
                 turn = []
                 seat = (seat + 1) % n
                 continue
@@ -215,11 +215,11 @@ def tateyoko_playout(state, rng: random.Random) -> None:
         turn.append((x, y))
         passes = 0
         if not hand:
-            log.append((seat, tuple((x, y, grid[(x, y)]) for x, y in turn)))
+            log.append((seat, tuple([grid[cell] for cell in turn])))
             over = True
             break
         if not any(o not in on_grid for cell in _next_cells(turn) for o in table.get(cell, ())):
-            log.append((seat, tuple((x, y, grid[(x, y)]) for x, y in turn)))
+            log.append((seat, tuple([grid[cell] for cell in turn])))
             turn = []
             seat = (seat + 1) % n
     state.to_act, state.turn, state.passes, state.decisions = seat, turn, passes, decisions
