@@ -7,6 +7,7 @@ golden playthroughs of ``tests/golden``. Select one game with
 
 from __future__ import annotations
 
+import random
 from pathlib import Path
 
 import pytest
@@ -149,3 +150,33 @@ GOLDEN = [
 @pytest.mark.parametrize("slug,num_players,seed", GOLDEN)
 def test_golden_playthrough(slug, num_players, seed):
     check_golden(slug, num_players, seed, GOLDEN_DIR)
+
+
+LOGGED_GAMES = [
+    pytest.param(slug, id=slug) for slug in implemented_games()
+    if "log" in get_game(slug).new(get_game(slug).INFO.player_counts()[0], 0).observation(0)
+]
+
+
+@pytest.mark.parametrize("slug", LOGGED_GAMES)
+def test_the_public_log_is_the_same_for_every_seat_and_only_grows(slug):
+    """A game's `log` is public history: every seat sees the same one, and
+    from one step to the next it only gains entries, unless a new round
+    starts it afresh (then it holds at most the new round's first steps)."""
+    cls = get_game(slug)
+    for num_players in cls.INFO.player_counts():
+        picker = random.Random(num_players)
+        state = cls.new(num_players, 5)
+        before = state.observation(0)["log"]
+        grew = 0
+        while not state.is_terminal():
+            state.apply(picker.choice(state.legal_actions()))
+            logs = [state.observation(seat)["log"] for seat in range(num_players)]
+            assert all(log == logs[0] for log in logs), f"{slug} {num_players}p: seats see different logs"
+            log = logs[0]
+            if log[:len(before)] == before:
+                grew += len(log) > len(before)
+            else:
+                assert len(log) <= num_players, f"{slug} {num_players}p: the log lost entries mid-round"
+            before = log
+        assert grew > 5
