@@ -328,7 +328,8 @@ def test_the_log_shows_who_laid_which_cards_and_who_was_skipped(num_players):
     """`played` has no owners, and a seat with no legal card is skipped
     without being asked; `log` keeps this round's turns: its cards are
     `played` after the starting card (the turn in progress last), seats go
-    round in order, and a pass is a seat that held no legal card."""
+    round in order, skipped seats included, and the passes in a row are the
+    log's trailing passes."""
     rng = random.Random(num_players)
     game = AllAboard.new(num_players, seed=80 + num_players)
     checked = passes = 0
@@ -339,7 +340,7 @@ def test_the_log_shows_who_laid_which_cards_and_who_was_skipped(num_players):
         obs = game.observation(game.current_player())
         log = obs["log"]
         laid = [c for _, cards in log for c in cards]
-        in_progress = obs["played"][len(obs["played"]) - obs["turn_plays"]:] if obs["turn_plays"] else []
+        in_progress = obs["played"][len(obs["played"]) - obs["turn_plays"]:]
         assert [obs["played"][0], *laid, *in_progress] == obs["played"]
         seats = [s for s, _ in log] + [obs["current_player"]]
         first = obs["start_player"]
