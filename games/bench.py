@@ -28,6 +28,7 @@ import argparse
 import json
 import os
 import random
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -183,6 +184,14 @@ def main() -> None:
     baseline = args.baseline
     if args.baseline_git:
         baseline = _git_engines(args.baseline_git)
+    try:
+        _compare(slugs, baseline, args)
+    finally:
+        if args.baseline_git and baseline is not None:
+            shutil.rmtree(baseline, ignore_errors=True)  # the extracted commit's engines
+
+
+def _compare(slugs: list[str], baseline: Path | None, args: argparse.Namespace) -> None:
     rows = []
     for slug in slugs:
         players = _players_for(slug, args.players)

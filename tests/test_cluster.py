@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import secrets
+import shutil
 import signal
 import socket
 import sqlite3
@@ -59,6 +60,8 @@ def cluster(tmp_path):
     finally:
         for directory in (second_dir, head_dir):
             kill_node(directory)
+            # the nodes' session files: /tmp, not tmp_path (Ray's socket paths must stay short)
+            shutil.rmtree(directory, ignore_errors=True)
 
 
 def kill_node(temp_dir: Path) -> int:
