@@ -3,14 +3,13 @@ the rulings made in games/all_aboard.py."""
 
 from __future__ import annotations
 
-import random
-
 import msgpack
 import pytest
 
 from games import IllegalActionError
 from games.all_aboard import AllAboard, legal_plays, round_points
 from games.tennos import CLUB, CROSS, DIAMOND, HEART, LEAF, SPADE, card
+from games.testing import sample_states
 
 SUIT_LETTERS = {"s": SPADE, "h": HEART, "d": DIAMOND, "c": CLUB, "l": LEAF, "x": CROSS}
 RANK_LETTERS = {"A": 1, "J": 11, "Q": 12, "K": 13}
@@ -330,11 +329,8 @@ def test_the_log_shows_who_laid_which_cards_and_who_was_skipped(num_players):
     `played` after the starting card (the turn in progress last), seats go
     round in order, skipped seats included, and the passes in a row are the
     log's trailing passes."""
-    rng = random.Random(num_players)
-    game = AllAboard.new(num_players, seed=80 + num_players)
     checked = passes = 0
-    while not game.is_terminal():
-        game.apply(rng.choice(game.legal_actions()))
+    for game in sample_states("all_aboard", num_players, seed=80 + num_players, every=1):
         if game.is_terminal():
             break
         obs = game.observation(game.current_player())

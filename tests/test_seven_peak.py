@@ -19,6 +19,7 @@ from games.seven_peak import (
     set_score,
     usable_as,
 )
+from games.testing import sample_states
 
 S, D, C, H, J = 0, 1, 2, 3, JOKER
 
@@ -464,11 +465,8 @@ def test_the_log_shows_who_put_took_and_played_which_cards(num_players):
     step, so each hand's size follows from it (12, less cards put and
     played, plus cards taken), each seat's sets are its "set" entries, and
     the seats' steps come in turn order."""
-    rng = random.Random(num_players)
-    game = SevenPeak.new(num_players, seed=90 + num_players)
     checked = 0
-    while not game.is_terminal():
-        game.apply(rng.choice(game.legal_actions()))
+    for game in sample_states("seven_peak", num_players, seed=90 + num_players, every=1):
         if game.is_terminal():
             break
         for seat in range(num_players):

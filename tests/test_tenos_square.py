@@ -19,6 +19,7 @@ from games.tenos_square import (
     row_score,
     tenos_square_teams,
 )
+from games.testing import sample_states
 
 X = None  # a face-down place
 
@@ -513,11 +514,8 @@ def test_the_log_shows_who_exchanged_and_laid_which_cards(num_players):
     put which; `log` keeps the deal's public steps: every face-up row card
     is a "place" entry of its owner, an exchange precedes its seat's lay,
     and each lay hands the turn on by the place rule."""
-    rng = random.Random(num_players)
-    game = TenosSquare.new(num_players, seed=30 + num_players)
     checked = 0
-    while not game.is_terminal():
-        game.apply(rng.choice(game.legal_actions()))
+    for game in sample_states("tenos_square", num_players, seed=30 + num_players, every=1):
         if game.is_terminal():
             break
         obs = wire(game.observation(game.current_player()))  # as a bot receives it

@@ -8,6 +8,7 @@ import random
 import pytest
 
 from games import IllegalActionError, get_game
+from games.testing import sample_states
 from games.tile_hunt import (
     CHIPS,
     NORMAL_TILES,
@@ -406,14 +407,11 @@ def test_the_log_replays_every_take_steal_and_chip(num_players):
     """Between two of a seat's turns a tile can be taken and stolen again;
     `log` keeps every finished turn, so replaying it gives the tiles' owners
     and the chips the observation shows."""
-    from games.tile_hunt import CHIP_SUPPLY, TileHunt
+    from games.tile_hunt import CHIP_SUPPLY
 
-    rng = random.Random(num_players)
     checked = steals = 0
     for seed in range(10):
-        game = TileHunt.new(num_players, seed=seed)
-        while not game.is_terminal():
-            game.apply(rng.choice(game.legal_actions()))
+        for game in sample_states("tile_hunt", num_players, seed=seed, every=1):
             obs = game.observation(0)
             owner: dict[str, int] = {}
             chips, supply = [0] * num_players, CHIP_SUPPLY
