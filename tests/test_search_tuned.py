@@ -86,8 +86,9 @@ def test_the_tuned_all_aboard_move_keeps_its_joker_while_the_round_goes_on():
 def test_the_tuned_move_beats_the_heuristic(slug, deals):
     """Deterministic (fixed deals and seeds), 6-10 s each. On these deals:
     all_aboard +111 [+93, +129] Elo (+33 [+18, +47] before the all-red
-    bonus waited for the round's end), tateyoko +51 [+30, +73] (the
-    module doc: +118 and +39 on 2,000 and 1,000 other deals)."""
+    bonus waited for the round's end), tateyoko +125 [+103, +150] (+51
+    [+30, +73] with the open cards alone as a tie-break; the module doc:
+    +118 and +88 on 2,000 and 500 other deals)."""
     result = compare(slug, players=4, deals=deals, first_deal=500)
     assert result["deals"] == deals and result["lo"] > 0, result
 
@@ -115,6 +116,26 @@ def test_the_search_ranks_its_candidates_by_the_tuned_values(slug):
         assert values[chosen] >= max(rivals) - 1e-4
         checked += 1
     assert checked > 20
+
+
+def test_lines_to_go_out_counts_the_turns_a_hand_needs():
+    """A turn lays one line: a column of one rank, or a row of one suit's
+    run (K and A are one apart). The count takes the longest such group
+    left, again and again."""
+    from bots.search.tuned import lines_to_go_out
+
+    def card(suit: int, rank: int) -> int:  # rank 1 (A) to 13 (K)
+        return suit * 13 + rank - 1
+
+    assert lines_to_go_out([]) == 0
+    assert lines_to_go_out([card(0, 5)]) == 1
+    assert lines_to_go_out([card(0, 5), card(1, 5), card(4, 5)]) == 1  # a column
+    assert lines_to_go_out([card(2, 12), card(2, 13), card(2, 1), card(2, 2)]) == 1  # a row over K-A
+    assert lines_to_go_out([card(0, 5), card(1, 6), card(2, 7)]) == 3  # nothing lines up
+    # a column of A's, then the row 2-3 left over
+    assert lines_to_go_out([card(s, 1) for s in range(6)] + [card(0, 2), card(0, 3)]) == 2
+    assert lines_to_go_out([card(3, r) for r in range(1, 14)]) == 1  # a whole suit: one row
+    assert lines_to_go_out([card(0, 5), card(0, 7)]) == 2  # a gap breaks the run
 
 
 def test_the_tuned_tile_hunt_move_does_not_roll_every_die_for_the_reversal():

@@ -203,7 +203,10 @@ CONFIGS: dict[str, GameConfig] = {
     # z_final 0.8 rather than 1.3: +21 [-3, +44] Elo paired at 170 playouts
     # (deals 2000-2079; 0.5: +18 [-11, +47]), +35 [-4, +74] at 100 ms on 80
     # fresh deals (1040-1119); -12 [-35, +11] against an earlier run on
-    # 900-1039 at another load (README)
+    # 900-1039 at another load (README). The tuned default that races to go
+    # out (bots.search.tuned: lines left, open cards): +127 [+94, +162] Elo
+    # at 100 ms on deals 3000-3059, where the search with the first tuned
+    # default, run at the same time, gave +33 (+94 [+55, +134] paired)
     "tateyoko": GameConfig(
         round_of=lambda g: g.game_index, remaining=_rounds_left("game_index", "games"), sigma=5.5,
         fast_playout=_tateyoko_playout, z_final=0.8, base=_tuned_base("tateyoko")),
