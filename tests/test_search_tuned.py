@@ -123,9 +123,7 @@ def test_lines_to_go_out_counts_the_turns_a_hand_needs():
     run (K and A are one apart). The count takes the longest such group
     left, again and again."""
     from bots.search.tuned import lines_to_go_out
-
-    def card(suit: int, rank: int) -> int:  # rank 1 (A) to 13 (K)
-        return suit * 13 + rank - 1
+    from games.tennos import card  # rank 1 (A) to 13 (K)
 
     assert lines_to_go_out([]) == 0
     assert lines_to_go_out([card(0, 5)]) == 1

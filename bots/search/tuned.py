@@ -78,6 +78,7 @@ from bots.heuristics.all_aboard import _Planner
 from bots.heuristics.tateyoko import decide, hand_value
 from games.all_aboard import _RED
 from games.tateyoko import cell_options, frontier
+from games.tennos import NUM_RANKS
 
 JOKER_KEEP = 4.0
 BLACK_KEEP = 0.5
@@ -117,7 +118,12 @@ def all_aboard(obs: dict, legal: list, rng: random.Random) -> int:
 
 OPEN_WEIGHT = 10.0  # per unseen card that would fit an open cell
 LINE_WEIGHT = 60.0  # per line the hand still needs to go out
-RANKS = 13
+
+
+def _beside(c: int, step: int) -> int:
+    """The card of c's suit ``step`` ranks along (K and A are one apart)."""
+    suit, rank = divmod(c, NUM_RANKS)
+    return suit * NUM_RANKS + (rank + step) % NUM_RANKS
 
 
 def _longest_line(cards: set[int]) -> list[int]:
@@ -128,21 +134,20 @@ def _longest_line(cards: set[int]) -> list[int]:
     by_suit: dict[int, list[int]] = {}
     ordered = sorted(cards)
     for c in ordered:
-        by_rank.setdefault(c % RANKS, []).append(c)
-        by_suit.setdefault(c // RANKS, []).append(c)
-    whole = [suit for suit in by_suit.values() if len(suit) == RANKS]
+        by_rank.setdefault(c % NUM_RANKS, []).append(c)
+        by_suit.setdefault(c // NUM_RANKS, []).append(c)
+    whole = [suit for suit in by_suit.values() if len(suit) == NUM_RANKS]
     if whole:
         return whole[0]  # a whole suit is a ring: no run starts, it is one row
     best = max(by_rank.values(), key=len)
     for c in ordered:
-        suit_base = c - c % RANKS
-        if suit_base + (c - 1 - suit_base) % RANKS in cards:
+        if _beside(c, -1) in cards:
             continue  # not where a run starts
         run = [c]
-        nxt = suit_base + (c + 1 - suit_base) % RANKS
+        nxt = _beside(c, 1)
         while nxt in cards and nxt != c:
             run.append(nxt)
-            nxt = suit_base + (nxt + 1 - suit_base) % RANKS
+            nxt = _beside(nxt, 1)
         if len(run) > len(best):
             best = run
     return best
