@@ -259,7 +259,8 @@ class TileHunt(Game):
     def is_final_round(self) -> bool:
         return self.round == self.total_rounds - 1
 
-    def late_order(self, previous_order: list[int], totals: list[int]) -> list[int]:
+    @staticmethod
+    def late_order(previous_order: list[int], totals: list[int]) -> list[int]:
         """By score, highest first; ties: later in the previous order goes first."""
         position = {seat: i for i, seat in enumerate(previous_order)}
         return sorted(previous_order, key=lambda s: (-totals[s], -position[s]))

@@ -300,6 +300,36 @@ def test_search_bot_process_plays_legal_moves_in_time(pool, slug, bots):
     assert max(times) < 1000
 
 
+def _thread_counts(pid: int) -> list[int]:
+    """Threads of a process and of each of its descendants (a sandboxed bot
+    runs under its launcher), from /proc."""
+    counts, stack = [], [pid]
+    while stack:
+        current = stack.pop()
+        status = Path(f"/proc/{current}/status").read_text()
+        counts.append(int(status.split("Threads:")[1].split()[0]))
+        stack.extend(int(c) for c in Path(f"/proc/{current}/task/{current}/children").read_text().split())
+    return counts
+
+
+def test_the_numpy_bots_run_on_one_thread(pool):
+    """The heuristic and the search use numpy, whose BLAS would start a
+    thread a core (on a many-core node, against the slot's process cap):
+    their manifests keep it to one. Checked on live processes after a
+    tile_hunt match, whose heuristic multiplies matrices every turn."""
+    from harness.match import run_match
+
+    result = run_match("tile_hunt", 3, ["search", "heuristic", "heuristic"], pool, "threads")
+    assert all(f is None for f in result.faults), result.faults
+    for name in ("search", "heuristic"):
+        client = pool.acquire(name)  # the idle process that played, not a new one
+        try:
+            assert client.matches_played >= 1
+            assert max(_thread_counts(client.transport.process.pid)) == 1
+        finally:
+            pool.release(client)
+
+
 def test_search_bot_process_repeats_its_moves(pool):
     from harness.match import run_match
 

@@ -82,13 +82,14 @@ def test_the_tuned_all_aboard_move_keeps_its_joker_while_the_round_goes_on():
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("slug,deals", [("all_aboard", 200), ("tateyoko", 100)])
+@pytest.mark.parametrize("slug,deals", [("all_aboard", 200), ("tateyoko", 100), ("tile_hunt", 40)])
 def test_the_tuned_move_beats_the_heuristic(slug, deals):
-    """Deterministic (fixed deals and seeds), 6-10 s each. On these deals:
+    """Deterministic (fixed deals and seeds), 6-15 s each. On these deals:
     all_aboard +111 [+93, +129] Elo (+33 [+18, +47] before the all-red
     bonus waited for the round's end), tateyoko +125 [+103, +150] (+51
-    [+30, +73] with the open cards alone as a tie-break; the module doc:
-    +118 and +88 on 2,000 and 500 other deals)."""
+    [+30, +73] with the open cards alone as a tie-break), tile_hunt +100
+    [+57, +146] (the module doc: +118, +88 and +86 on 2,000, 500 and 600
+    other deals)."""
     result = compare(slug, players=4, deals=deals, first_deal=500)
     assert result["deals"] == deals and result["lo"] > 0, result
 

@@ -170,7 +170,10 @@ CONFIGS: dict[str, GameConfig] = {
     # rather than 1.3: +26 [+0, +53] Elo paired at 400 playouts (deals
     # 2000-2079), +16 [-9, +39] at 100 ms on 160 fresh deals (1220-1379);
     # 0.5: +10 [-14, +35] over 0.8 at 400 playouts (72 deals), -18 [-41, +6]
-    # at 100 ms on 160 others (1380-1539)
+    # at 100 ms on 160 others (1380-1539). The tuned default move values the
+    # ends by a fitted chance of finishing ahead (bots.search.tuned,
+    # tile_hunt_eval): +32 [+7, +58] Elo paired at 100 ms on 200 fresh deals
+    # (7000-7199) over the default that changed only the reversal's value
     "tile_hunt": GameConfig(
         round_of=lambda g: g.round, remaining=_rounds_left("round", "total_rounds"), sigma=300.0,
         search_step=_tile_hunt_searched, turn_search=_tile_hunt_turns,

@@ -1010,15 +1010,31 @@ class TileHuntDice:
                 else float(expected[kept[h.OPTION_ROWS[(dice, tuple(action))]]])
                 for action in legal]
 
+    def move(self, obs: dict, legal: list, opts: list, chip_vals: list[float]) -> int:
+        """The heuristic's move (the dice played exactly, the take of the
+        highest value) for other values of the turn's ends: ``opts`` as
+        ``h.options`` gives them, ``chip_vals`` by the number of 1s."""
+        h = self.h
+        if obs["step"] == "take":
+            values = {(kind, name): value for kind, name, value in opts}
+            return h.best_take(legal, values, chip_vals[obs["dice"].count(1)])
+        v0, expect0, expect1 = self._tables(opts, tuple(chip_vals))
+        dice = h.STATE_INDEX[tuple(obs["dice"])]
+        return self._roll_choice(dice, v0, expect0 if obs["rerolls_left"] <= 1 else expect1)
+
+    def _roll_choice(self, dice: int, v0, expected) -> int:
+        """Stop (0) unless a reroll's expectation beats the dice's value; the
+        dice's rerolls are its block of rows, in legal order after "stop"."""
+        rerolls = expected[self.blocks[dice]]
+        best = int(rerolls.argmax())
+        return best + 1 if rerolls[best] > v0[dice] + 1e-9 else 0
+
     def policy(self, state, seat: int, legal: list, rng: random.Random) -> int:
         if state.step == "take":
             return self.take(state, seat, legal)
         v0, expect0, expect1 = self.turn(state, seat)[0]
         dice = self.h.STATE_INDEX[tuple(state.dice)]
-        # the dice's rerolls are its block of rows, in legal order after "stop"
-        rerolls = (expect0 if state.rerolls_left <= 1 else expect1)[self.blocks[dice]]
-        best = int(rerolls.argmax())
-        return best + 1 if rerolls[best] > v0[dice] + 1e-9 else 0
+        return self._roll_choice(dice, v0, expect0 if state.rerolls_left <= 1 else expect1)
 
 _TILE_HUNT: TileHuntDice | None = None
 

@@ -23,7 +23,15 @@ dozen playouts, so the deadline is checked between them and a world it
 cuts short is dropped: the budget is kept to within one playout.
 
 It plays the late phase's steps and the early phase's take steps (the
-early rolls are the default move's, for fixed tile values).
+early rolls are the default move's, ``bots.search.tuned``: the dice played
+exactly for the values a fitted chance of finishing ahead gives the ends).
+
+Cutting its playouts at the next round's start and scoring them by that
+fitted chance (``bots.search.tile_hunt_eval``) rather than playing to the
+match's end gave more playouts (286-316 a search rather than 167-177) but
+no more strength: +21 [-3, +46] Elo paired at 100 ms on 200 deals
+(5000-5199), -7 [-27, +14] on 200 fresh ones (6000-6199); two rounds,
+-22 [-47, +0] against one. Not done.
 
 Measured (``bots.search.arena``, 4 players, duplicate deals): at 200
 playouts, +78 [+49, +108] Elo over the heuristic against +24 [-9, +56] for

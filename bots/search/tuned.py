@@ -50,17 +50,26 @@ for a line lost ground: (6, 2) +74, (6, 4) +25. Counting this hand's own
 playable cards as a good (keeping them) measured -66 and -122 Elo against
 the heuristic.
 
-tile_hunt: in the final round the heuristic values the reversal tile (five
-1s: first place at once) at a million points, so from the final round's
-first roll it rerolls every die for it, the leader with a straight one die
-away included. The tuned move values it as the heuristic values a sure
-lead (``WIN_BONUS``, 5,000). +59 [+51, +67] Elo against the heuristic on
-600 deals (``--deals 600 --first-deal 1000``; on 400 other deals, 5,000
-as the value measured +45 and 20,000 +43). The search gains little
-from it (+4 [-23, +31] paired at 100 ms on 80 deals): its turn search
-already plays the final round's dice by the playouts' values and left the
-heuristic's move in 40 of 63 final-round rolls; with the tuned move as
-its default it leaves it less often (14% of searches rather than 20%).
+tile_hunt: the heuristic values the ways a turn can end by points (a
+tile's, a steal's 1.5 or 2 times, 50 a chip) and plays the dice exactly
+for them. Before the final round the tuned move values them by the fitted chance of
+finishing ahead of each other player at the next round's start
+(``bots.search.tile_hunt_eval``: score, what a steal could take back,
+chips, place in the next round's order), and plays the dice exactly for
+those values: 150 points of 2-duo, which a turn spent on it gets 70% of the
+time, are worth less than two chips. In the final round the heuristic
+values the reversal tile (five 1s: first place at once) at a million
+points, so from the final round's first roll it rerolls every die for it,
+the leader with a straight one die away included; the tuned move values it
+as the heuristic values a sure lead (``WIN_BONUS``, 5,000). Together:
+**+86 [+75, +97] Elo** against the heuristic on 600 deals (``--deals 600
+--first-deal 1000``), where the reversal's value alone gave +59 [+51, +67];
+at 3 players +100 [+83, +119] against +56 [+43, +69] (400 deals,
+1000-1399); +97 against +54 on deals 0-399, where the fit's values were screened
+(+41 +/- 16 paired). The fit is of heuristic self-play on other seeds, not
+tuned on these deals. With the reversal's value alone the search gained
+little (+4 [-23, +31] paired at 100 ms on 80 deals): its turn search
+already plays the final round's dice by the playouts' values.
 """
 
 from __future__ import annotations
@@ -199,7 +208,13 @@ def tateyoko(obs: dict, legal: list, rng: random.Random) -> int:
 
 
 def tile_hunt(obs: dict, legal: list, rng: random.Random) -> int:
-    return tile_hunt_heuristic.choose(obs, legal, rng, reversal=tile_hunt_heuristic.WIN_BONUS)
+    if obs["final_round"]:
+        return tile_hunt_heuristic.choose(obs, legal, rng, reversal=tile_hunt_heuristic.WIN_BONUS)
+    from bots.search.fast import _tile_hunt
+    from bots.search.tile_hunt_eval import end_values
+
+    opts, chip_vals = end_values(obs, tile_hunt_heuristic.options(obs, tile_hunt_heuristic.WIN_BONUS))
+    return _tile_hunt().move(obs, legal, opts, chip_vals)
 
 
 BASES: dict[str, Callable[[dict, list, random.Random], int]] = {

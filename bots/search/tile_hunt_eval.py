@@ -1,0 +1,135 @@
+"""tile_hunt: a fitted chance of finishing ahead of each other player, and
+the values of a turn's ends it gives the search's tuned default move
+(``bots.search.tuned``).
+
+Each seat gets a strength ``s``; the chance that seat ``a`` finishes ahead of
+seat ``b`` is ``logistic(s[a] - s[b])``. ``s`` is linear in the seat's
+features, one weight row per player count and rounds still to play
+(``total_rounds - round`` at a round's start):
+
+- score (tiles and chips), in hundreds;
+- chips' points, in hundreds (chips cannot be stolen);
+- exposure: the points of its tiles, each times the chance that a turn
+  spent on that tile alone gets it (``STEAL_ODDS``: the dice DP over three
+  rolls), in hundreds: what a steal could take;
+- tiles held;
+- first in the round's order (nobody before it to steal from, everybody
+  after it may steal from it);
+- its place in the round's order, 0 (first) to 1 (last).
+
+Fitted per stage by pairwise logistic regression (Newton's method, no
+intercept, L2 1e-3) on the feature differences of every pair of seats at
+every round start but the first of heuristic self-play (the search's
+playout policy, ``fast.tile_hunt_policy``, at every seat; match seeds
+800,000-819,999 at 3 and at 4 players): the outcome 1 / 0.5 / 0 for
+finishing ahead / tied / behind. Trained on the 16,000 matches a player
+count whose index is not a multiple of 5; on the other 4,000 the log-loss is
+0.617 at 4 players and 0.642 at 3, against 0.658 and 0.685 for the score
+difference over 300 points times the square root of the rounds left, and
+0.693 for a coin. The match is mostly dice: with 4 rounds left the fitted
+chance is little better than a coin (0.681 at 4 players).
+
+``end_values`` values each way a turn can end before the final round by the
+mean chance of finishing ahead of the others at the next round's start, as
+the fit sees it just after the take (the other players' turns still to come
+in this round are not played). Where the heuristic counts a tile's points,
+this counts what the tile adds, what a steal could take back and where it
+puts the player in the next round's order; 150 points of easily stolen
+``2-duo`` are worth less than three chips.
+"""
+
+from __future__ import annotations
+
+import math
+from operator import mul
+
+from games.tile_hunt import CHIP_POINTS, TileHunt, points
+
+# a turn spent on this tile alone gets it (three rolls, played exactly)
+STEAL_ODDS = {
+    "trio": 0.743, "quartet": 0.291, "full house": 0.363, "quintet": 0.046,
+    "2-duo": 0.699, "2-trio": 0.355, "3-trio": 0.355, "3-quartet": 0.104,
+    "4-trio": 0.355, "4-quartet": 0.104, "5-trio": 0.355, "5-quartet": 0.104,
+    "6-quartet": 0.104, "6-quintet": 0.013, "straight 1-5": 0.197, "straight 2-6": 0.197,
+}
+
+# per player count, per rounds left (1, 2, ...): weights of
+# score chips exposure tiles first place; held-out log-loss (the score alone's)
+WEIGHTS: dict[int, tuple[tuple[float, ...], ...]] = {
+    3: (
+        (0.652, 0.020, -0.176, 0.131, -0.639, -0.066),  # 1 left: 0.480 (0.496)
+        (0.321, 0.021, -0.240, 0.172, -0.219, 0.628),  # 2 left: 0.624 (0.696)
+        (0.159, 0.035, -0.228, 0.156, -0.110, 0.177),  # 3 left: 0.662 (0.728)
+        (0.112, 0.044, -0.207, 0.139, -0.022, 0.154),  # 4 left: 0.675 (0.744)
+        (0.091, 0.030, -0.190, 0.094, 0.007, 0.005),  # 5 left: 0.680 (0.721)
+        (0.089, 0.034, -0.185, 0.088, 0.009, 0.014),  # 6 left: 0.686 (0.709)
+        (0.108, 0.036, -0.113, -0.032, 0.008, 0.026),  # 7 left: 0.689 (0.698)
+    ),
+    4: (
+        (0.787, 0.023, -0.204, 0.148, -0.787, -0.409),  # 1 left: 0.411 (0.429)
+        (0.359, 0.051, -0.308, 0.227, -0.177, 0.919),  # 2 left: 0.631 (0.698)
+        (0.152, 0.065, -0.262, 0.171, -0.033, 0.179),  # 3 left: 0.673 (0.745)
+        (0.109, 0.063, -0.250, 0.181, -0.031, 0.009),  # 4 left: 0.681 (0.715)
+        (0.128, 0.054, -0.171, 0.035, -0.033, 0.022),  # 5 left: 0.688 (0.702)
+    ),
+}
+# ends are worth this times the mean chance of finishing ahead: only the order
+# of expectations matters, and this keeps the DP's 1e-9 tie margin negligible
+VALUE_SCALE = 10_000.0
+
+
+def scores_of(owner: dict[str, int | None], chips: list[int]) -> list[int]:
+    scores = [CHIP_POINTS * c for c in chips]
+    for name, seat in owner.items():
+        if seat is not None:
+            scores[seat] += points(name)
+    return scores
+
+
+def strengths(rounds_left: int, owner: dict[str, int | None], chips: list[int],
+              order: list[int]) -> list[float]:
+    """Per seat, the strength whose differences are the log-odds of
+    finishing ahead, at a round's start with ``order`` its seat order."""
+    n = len(chips)
+    rows = WEIGHTS[n]
+    weights = rows[min(max(rounds_left, 1), len(rows)) - 1]
+    scores = scores_of(owner, chips)
+    tiles, exposed = [0] * n, [0.0] * n
+    for name, seat in owner.items():
+        if seat is not None:
+            tiles[seat] += 1
+            exposed[seat] += points(name) * STEAL_ODDS[name]
+    place = {seat: i for i, seat in enumerate(order)}
+    return [sum(map(mul, weights, (scores[s] / 100, CHIP_POINTS * chips[s] / 100, exposed[s] / 100,
+                                   tiles[s], float(place[s] == 0), place[s] / (n - 1))))
+            for s in range(n)]
+
+
+def chance_ahead(obs: dict, owner: dict[str, int | None], chips: list[int]) -> float:
+    """The mean chance of finishing ahead of each other player at the next
+    round's start, with these owners and chips (not in the final round)."""
+    n, me = obs["num_players"], obs["seat"]
+    order = list(range(n))
+    if obs["round"] + 1 >= obs["rounds_per_phase"]:  # the next round is late: by score
+        order = TileHunt.late_order(obs["order"], scores_of(owner, chips))
+    s = strengths(obs["total_rounds"] - obs["round"] - 1, owner, chips, order)
+    return sum(1 / (1 + math.exp(s[o] - s[me])) for o in range(n) if o != me) / (n - 1)
+
+
+def end_values(obs: dict, options: list[tuple[str, str, float]]) -> tuple[list, list[float]]:
+    """The heuristic's ``options`` (kind, tile, value) revalued by
+    ``chance_ahead``, and the chips' values by the number of 1s (0-5)."""
+    me = obs["seat"]
+    owner = {tile["name"]: tile["owner"] for tile in obs["tiles"]}
+    chips = list(obs["chips"])
+    valued = []
+    for kind, name, value in options:
+        if kind in ("take", "steal"):
+            value = VALUE_SCALE * chance_ahead(obs, {**owner, name: me}, chips)
+        valued.append((kind, name, value))
+    chip_values = []
+    for ones in range(6):
+        after = list(chips)
+        after[me] += min(ones, obs["chip_supply"])
+        chip_values.append(VALUE_SCALE * chance_ahead(obs, owner, after))
+    return valued, chip_values
