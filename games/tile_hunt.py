@@ -148,6 +148,15 @@ def points(name: str) -> int:
     return TILES[name][0]
 
 
+def scores_of(owner: dict[str, int | None], chips: list[int]) -> list[int]:
+    """Per seat, tile points plus 50 a chip, for these owners and chips."""
+    totals = [CHIP_POINTS * c for c in chips]
+    for name, seat in owner.items():
+        if seat is not None:
+            totals[seat] += points(name)
+    return totals
+
+
 def satisfies(name: str, dice) -> bool:
     """Whether the dice (any order) show the tile's pattern."""
     _, kind, value, count = TILES[name]
@@ -320,11 +329,7 @@ class TileHunt(Game):
 
     # ---- rules helpers ---------------------------------------------------
     def scores_int(self) -> list[int]:
-        totals = [CHIP_POINTS * c for c in self.chips]
-        for name, seat in self.owner.items():
-            if seat is not None:
-                totals[seat] += points(name)
-        return totals
+        return scores_of(self.owner, self.chips)
 
     def take_actions(self) -> list[Action]:
         seat = self.order[self.pos]

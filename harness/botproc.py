@@ -365,20 +365,30 @@ def _pidfd(pid: int) -> int | None:
         return None
 
 
+def _process_tree(pid: int, limit: int = 4096) -> list[int]:
+    """A process and its live descendants (at most ``limit``), from /proc."""
+    found: list[int] = []
+    stack = [pid]
+    while stack and len(found) < limit:
+        current = stack.pop()
+        try:
+            children = Path(f"/proc/{current}/task/{current}/children").read_text().split()
+        except OSError:
+            continue
+        found.append(current)
+        stack.extend(int(c) for c in children)
+    return found
+
+
 def _tree_cpu_seconds(pid: int) -> float:
     """CPU time of a process and its live descendants, from /proc."""
     total, ticks = 0.0, os.sysconf("SC_CLK_TCK")
-    stack, seen = [pid], 0
-    while stack and seen < 4096:
-        current = stack.pop()
-        seen += 1
+    for current in _process_tree(pid):
         try:
             fields = Path(f"/proc/{current}/stat").read_text().rsplit(")", 1)[1].split()
             total += sum(int(f) for f in fields[11:15]) / ticks
-            children = Path(f"/proc/{current}/task/{current}/children").read_text().split()
         except (OSError, IndexError, ValueError):
             continue
-        stack.extend(int(c) for c in children)
     return total
 
 

@@ -303,13 +303,10 @@ def test_search_bot_process_plays_legal_moves_in_time(pool, slug, bots):
 def _thread_counts(pid: int) -> list[int]:
     """Threads of a process and of each of its descendants (a sandboxed bot
     runs under its launcher), from /proc."""
-    counts, stack = [], [pid]
-    while stack:
-        current = stack.pop()
-        status = Path(f"/proc/{current}/status").read_text()
-        counts.append(int(status.split("Threads:")[1].split()[0]))
-        stack.extend(int(c) for c in Path(f"/proc/{current}/task/{current}/children").read_text().split())
-    return counts
+    from harness.botproc import _process_tree
+
+    return [int(Path(f"/proc/{p}/status").read_text().split("Threads:")[1].split()[0])
+            for p in _process_tree(pid)]
 
 
 def test_the_numpy_bots_run_on_one_thread(pool):

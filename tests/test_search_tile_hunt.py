@@ -150,8 +150,8 @@ def test_the_fitted_chance_of_finishing_ahead_beats_the_score_alone(players: int
     for starts, standings in _round_starts(players, range(900_000, 900_300)):
         for state in starts:
             rounds_left = state.total_rounds - state.round
-            s = strengths(rounds_left, dict(state.owner), list(state.chips), list(state.order))
             scores = state.scores_int()
+            s = strengths(rounds_left, state.owner, state.chips, scores, state.order)
             for a in range(players):
                 for b in range(players):
                     if a == b:

@@ -35,7 +35,7 @@ the fit sees it just after the take (the other players' turns still to come
 in this round are not played). Where the heuristic counts a tile's points,
 this counts what the tile adds, what a steal could take back and where it
 puts the player in the next round's order; 150 points of easily stolen
-``2-duo`` are worth less than three chips.
+``2-duo`` are worth less than two chips.
 """
 
 from __future__ import annotations
@@ -43,7 +43,7 @@ from __future__ import annotations
 import math
 from operator import mul
 
-from games.tile_hunt import CHIP_POINTS, TileHunt, points
+from games.tile_hunt import CHIP_POINTS, TileHunt, points, scores_of
 
 # a turn spent on this tile alone gets it (three rolls, played exactly)
 STEAL_ODDS = {
@@ -78,22 +78,14 @@ WEIGHTS: dict[int, tuple[tuple[float, ...], ...]] = {
 VALUE_SCALE = 10_000.0
 
 
-def scores_of(owner: dict[str, int | None], chips: list[int]) -> list[int]:
-    scores = [CHIP_POINTS * c for c in chips]
-    for name, seat in owner.items():
-        if seat is not None:
-            scores[seat] += points(name)
-    return scores
-
-
 def strengths(rounds_left: int, owner: dict[str, int | None], chips: list[int],
-              order: list[int]) -> list[float]:
+              scores: list[int], order: list[int]) -> list[float]:
     """Per seat, the strength whose differences are the log-odds of
-    finishing ahead, at a round's start with ``order`` its seat order."""
+    finishing ahead, at a round's start with ``order`` its seat order
+    (``scores``: ``scores_of(owner, chips)``, which the caller has)."""
     n = len(chips)
     rows = WEIGHTS[n]
     weights = rows[min(max(rounds_left, 1), len(rows)) - 1]
-    scores = scores_of(owner, chips)
     tiles, exposed = [0] * n, [0.0] * n
     for name, seat in owner.items():
         if seat is not None:
@@ -109,10 +101,11 @@ def chance_ahead(obs: dict, owner: dict[str, int | None], chips: list[int]) -> f
     """The mean chance of finishing ahead of each other player at the next
     round's start, with these owners and chips (not in the final round)."""
     n, me = obs["num_players"], obs["seat"]
+    scores = scores_of(owner, chips)
     order = list(range(n))
     if obs["round"] + 1 >= obs["rounds_per_phase"]:  # the next round is late: by score
-        order = TileHunt.late_order(obs["order"], scores_of(owner, chips))
-    s = strengths(obs["total_rounds"] - obs["round"] - 1, owner, chips, order)
+        order = TileHunt.late_order(obs["order"], scores)
+    s = strengths(obs["total_rounds"] - obs["round"] - 1, owner, chips, scores, order)
     return sum(1 / (1 + math.exp(s[o] - s[me])) for o in range(n) if o != me) / (n - 1)
 
 
