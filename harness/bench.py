@@ -105,10 +105,10 @@ def bench_league(league_name: str, workers: int, per_worker: int,
     return _run_figures(league, workers, per_worker)
 
 
-def bench_cpu_league(workers: int, deals: int) -> LeagueFigures:
+def bench_cpu_league(workers: int, deals: int, per_worker: int = 1) -> LeagueFigures:
     """Matches/s of a league whose bots use CPU (harness/bench_bots/spin.toml,
     2 ms a decision): what scaling across cores is about."""
-    return _run_figures(league_from_text(CPU_LEAGUE.format(deals=deals)), workers, 1)
+    return _run_figures(league_from_text(CPU_LEAGUE.format(deals=deals)), workers, per_worker)
 
 
 def _run_figures(league: Any, workers: int, per_worker: int) -> LeagueFigures:
@@ -245,6 +245,11 @@ def main() -> None:
         print(f"bots that think (2 ms CPU a decision), {workers} worker(s) x 1: "
               f"{f.matches_s:.2f} matches/s, scaling {f.matches_s / (cpu_base * workers):.2f} "
               "of linear")
+    if cores > 1 and cpu_base:  # one worker fills the cores by interleaving matches
+        f = bench_cpu_league(1, args.cpu_deals, per_worker=cores)
+        print(f"bots that think (2 ms CPU a decision), 1 worker x {cores} in flight: "
+              f"{f.matches_s:.2f} matches/s, {f.matches_s / (cpu_base * cores):.2f} of "
+              f"{cores} workers' linear")
 
 
 def _engine_figures(seconds: float = 0.5) -> None:

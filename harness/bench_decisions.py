@@ -17,7 +17,8 @@ processes, then prints, per decision:
 
 ``--workers 2`` plays in that many forked processes at once (as the league
 runner does with 2 Ray workers); ``--in-flight 2`` plays that many matches
-at a time per worker on threads (a league's ``--matches-per-worker``).
+at a time per worker, interleaved on one thread as a league worker plays
+them (``--matches-per-worker``).
 
     python -m harness.bench_decisions [--league demo|trivial|FILE] [--sandbox none|bwrap]
                                       [--matches 40] [--workers 1,2] [--in-flight 1,2]
@@ -28,13 +29,14 @@ from __future__ import annotations
 
 import argparse
 import cProfile
+import itertools
 import multiprocessing as mp
 import os
 import pstats
 import resource
 import tempfile
 import time
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -43,7 +45,7 @@ from games import get_game
 from harness.botproc import _same_on_the_wire
 from harness.ceiling import round_trips_per_second, traffic_round_trips
 from harness.league import League, load_league
-from harness.match import BotPool, MatchResult, run_match
+from harness.match import BotPool, MatchResult, MatchSteps, match_steps, play_interleaved, run_match
 from harness.sandbox import Sandbox
 
 BENCH_BOTS = Path(__file__).resolve().parent / "bench_bots"
@@ -127,7 +129,7 @@ def play(league_name: str = "demo", sandbox: str = "none", matches: int = 40,
          offset: int = 0, profile: str | None = None, pin: bool = False,
          in_flight: int = 1, barrier: Any = None) -> DecisionFigures:
     """Matches in this process, with a warm pool: the figures of the loop alone.
-    ``in_flight`` matches at a time on threads, as a league worker plays them
+    ``in_flight`` matches at a time on this thread (play_interleaved), as a league worker plays them
     (``--matches-per-worker``). ``pin``: this process and its bots (which
     inherit it) keep to one CPU."""
     if pin:
@@ -136,14 +138,22 @@ def play(league_name: str = "demo", sandbox: str = "none", matches: int = 40,
     league = load_bench_league(league_name)
     pool = BotPool(league.specs, league.limits, Sandbox(sandbox), league.bundles)
     players, game = league.players, league.game
-    executor = ThreadPoolExecutor(in_flight) if in_flight > 1 else None
 
     def play_all(first_seed: int, count: int, label: str) -> list[MatchResult]:
-        def one(item: tuple[int, list[str]]) -> MatchResult:
-            i, lineup = item
-            return run_match(game, first_seed + i, lineup, pool, f"{label}-{offset}-{i}")
-        lineups = list(enumerate(_lineups(league.bots, players, count, offset)))
-        return list(executor.map(one, lineups)) if executor else [one(x) for x in lineups]
+        lineups = _lineups(league.bots, players, count, offset)
+        if in_flight == 1:
+            return [run_match(game, first_seed + i, lineup, pool, f"{label}-{offset}-{i}")
+                    for i, lineup in enumerate(lineups)]
+
+        def starter(i: int, lineup: list[str]) -> Callable[[], MatchSteps]:
+            return lambda: match_steps(game, first_seed + i, lineup, pool, f"{label}-{offset}-{i}")
+        played = play_interleaved(itertools.starmap(starter, enumerate(lineups)), in_flight)
+        results: list[MatchResult] = []
+        for _, result in sorted(played, key=lambda pair: pair[0]):
+            if isinstance(result, Exception):
+                raise result
+            results.append(result)
+        return results
 
     try:
         # warm-up: every bot process the measured stretch can use is started
@@ -172,8 +182,6 @@ def play(league_name: str = "demo", sandbox: str = "none", matches: int = 40,
             raise RuntimeError("bot processes were started during the measured stretch")
         bot_cpu = _bot_cpu(pool) - bot_before
     finally:
-        if executor is not None:
-            executor.shutdown()
         pool.close()
     if profiler and profile:
         profiler.dump_stats(profile)

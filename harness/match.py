@@ -12,10 +12,11 @@ scored as it stands, and is marked capped.
 from __future__ import annotations
 
 import random
+import select
 import threading
 import time
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Generator, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -159,6 +160,39 @@ def run_match(
     on_event: EventSink | None = None,
 ) -> MatchResult:
     """Play one match; the deadlines are the pool's limits, which the bots are told."""
+    steps = match_steps(game_slug, seed, bots, pool, match_id, on_event)
+    try:
+        client = next(steps)
+        while True:
+            try:
+                outcome: int | BotError = client.await_answer()
+            except BotError as error:
+                outcome = error
+            client = steps.send(outcome)
+    except StopIteration as stop:
+        result: MatchResult = stop.value
+        return result
+
+
+MatchSteps = Generator[BotClient, "int | BotError", MatchResult]
+
+
+def match_steps(
+    game_slug: str,
+    seed: int,
+    bots: Sequence[str],
+    pool: BotPool,
+    match_id: str,
+    on_event: EventSink | None = None,
+) -> MatchSteps:
+    """One match as a generator: it yields the client it has just asked for a
+    decision and is sent back that client's answer (the index, or the
+    BotError it raised); it returns the MatchResult. run_match() drives one
+    at a time; play_interleaved() drives several on one thread. A seat's
+    think time runs from the request to the moment its match reads the
+    reply, so with several matches interleaved it includes the harness's
+    turns at the others (the deadline does not: a reply that arrived in
+    time counts, whenever it is read)."""
     limits = pool.limits
     game_class = get_game(game_slug)
     game: Game = game_class.new(len(bots), seed, narrate=on_event is not None)
@@ -182,14 +216,20 @@ def run_match(
             client = seat.client
             if seat.fault is None and client is not None:
                 asked = perf_counter()
-                try:  # the usual case, inline: a bot chooses
-                    index = client.choose(game.observation(seat.seat), legal, game.decisions,
-                                          decision_s)
+                try:  # the usual case: a bot chooses
+                    client.ask(game.observation(seat.seat), legal, game.decisions, decision_s)
+                except BotError as error:
+                    outcome: int | BotError = error
+                else:
+                    outcome = yield client
+                if type(outcome) is int:
+                    index = outcome
                     took_ms = (perf_counter() - asked) * 1000
                     think[seat.seat].add(took_ms)
                     elapsed_ms: int | None = round(took_ms)
-                except BotError as error:
-                    index, elapsed_ms = _after_fault(game, seat, error, legal, on_event)
+                else:
+                    assert isinstance(outcome, BotError)
+                    index, elapsed_ms = _after_fault(game, seat, outcome, legal, on_event)
             else:
                 index, elapsed_ms = seat.fallback.randrange(len(legal)), None
             action = legal[index]
@@ -298,3 +338,111 @@ def _flush_events(game: Game, on_event: EventSink | None) -> None:
     if on_event is not None:
         for line in drain_event_lines(game):
             on_event(line)
+
+
+def play_interleaved(matches: Iterable[Callable[[], MatchSteps]],
+                     in_flight: int) -> Iterator[tuple[int, MatchResult | Exception]]:
+    """Several matches at once on this thread: each waits for its bot on one
+    shared poll, and whichever bot answers first moves its match on. No
+    threads, so no lock hand-offs; while one bot thinks the others' replies
+    are handled, and one wake-up often finds several replies ready. Yields
+    (position in ``matches``, result) as each match ends; an exception a
+    match raised (a harness or engine bug) is yielded as its result, and the
+    others play on."""
+    poller = select.poll()
+    waiting: dict[int, _Waiting] = {}  # by descriptor: each of a waiting client's
+    queue = enumerate(matches)
+    active = 0
+
+    def advance(entry: _Waiting, outcome: int | BotError | None) -> tuple[int, MatchResult | Exception] | None:
+        """Send the outcome in (None: start the match); park the match on its
+        next client, or return its end."""
+        try:
+            client = next(entry.steps) if outcome is None else entry.steps.send(outcome)
+        except StopIteration as stop:
+            return entry.position, stop.value
+        except Exception as exc:  # noqa: BLE001 - one match's bug must not end the others
+            return entry.position, exc
+        entry.client = client
+        entry.deadline = client.deadline
+        entry.fds = client.wait_fds()
+        if not entry.fds:
+            ready.append(entry)  # a fake transport: always ready
+        for fd in entry.fds:
+            waiting[fd] = entry
+            poller.register(fd, select.POLLIN)
+        return None
+
+    ready: list[_Waiting] = []
+    finished: list[tuple[int, MatchResult | Exception]] = []
+
+    def settle(entry: _Waiting, fds: Sequence[int] | None) -> None:
+        for fd in entry.fds:
+            del waiting[fd]
+            poller.unregister(fd)
+        try:
+            outcome: int | BotError | None = entry.client.answer(fds)
+        except BotError as error:
+            outcome = error
+        if outcome is None:  # part of a reply: wait for the rest
+            for fd in entry.fds:
+                waiting[fd] = entry
+                poller.register(fd, select.POLLIN)
+            return
+        done = advance(entry, outcome)
+        if done is not None:
+            finished.append(done)
+
+    while True:
+        while finished:
+            active -= 1
+            yield finished.pop()
+        while active < in_flight:
+            item = next(queue, None)
+            if item is None:
+                break
+            position, start = item
+            entry = _Waiting(position)
+            active += 1
+            try:
+                entry.steps = start()
+            except Exception as exc:  # noqa: BLE001 - as in advance()
+                finished.append((position, exc))
+                continue
+            done = advance(entry, None)
+            if done is not None:
+                finished.append(done)
+        if finished:  # matches that ended without waiting for a bot
+            continue
+        if active == 0:
+            return
+        while ready:
+            settle(ready.pop(), ())
+        if not waiting:
+            continue
+        now = time.monotonic()
+        entries = set(waiting.values())
+        first_deadline = min(e.deadline for e in entries)
+        events = poller.poll(max(0, int((first_deadline - now) * 1000) + 1))
+        by_entry: dict[_Waiting, list[int]] = {}
+        for fd, _ in events:
+            by_entry.setdefault(waiting[fd], []).append(fd)
+        for entry, fds in by_entry.items():
+            settle(entry, fds)
+        if time.monotonic() >= first_deadline:
+            for entry in entries - by_entry.keys():
+                if entry.deadline <= time.monotonic():
+                    settle(entry, None)  # past its deadline: a timeout unless the reply is whole
+
+
+class _Waiting:
+    """A match in play_interleaved(): its steps, and the client it waits on."""
+
+    __slots__ = ("position", "steps", "client", "deadline", "fds")
+
+    def __init__(self, position: int) -> None:
+        self.position = position
+        self.steps: MatchSteps
+        self.client: BotClient
+        self.deadline = 0.0
+        self.fds: tuple[int, ...] = ()

@@ -19,13 +19,20 @@ import time
 import traceback
 from collections import Counter, deque
 from collections.abc import Callable, Iterable, Iterator
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
 from harness.catalog import BotBundle, BotSpec
 from harness.league import League, ScheduledMatch
-from harness.match import BotPool, Limits, MatchResult, run_match
+from harness.match import (
+    BotPool,
+    Limits,
+    MatchResult,
+    MatchSteps,
+    match_steps,
+    play_interleaved,
+    run_match,
+)
 from harness.sandbox import Sandbox
 from harness.store import Store
 
@@ -60,11 +67,12 @@ class WorkerSetup:
 
 def matches_in_flight(workers: int, cpus: float) -> int:
     """Matches a worker plays at once when the user did not say: 2 while the
-    workers leave CPUs idle, else 1. Measured with the demo league on Ray on
-    2 cores (``make bench``, quiet machine): one worker went from 62 to 82
-    matches/s with 2 in flight, but two workers fell from 156 to 96 (115 to
-    98 in a busier run): with a worker per core, a
-    second match on threads adds only lock hand-offs and wake-ups."""
+    workers leave CPUs idle, else 1. Measured on 2 cores with the demo
+    league's bots, the harness alone (``python -m harness.bench_decisions``,
+    interleaved on one thread): one worker went from 13.3k to 16.0k
+    decisions/s with 2 in flight and 17.7k with 3; two workers fell from
+    20.3k to 16.7k with 2 each. With a worker per core the cores are busy
+    already, and a second match only adds switches between bots."""
     return 2 if workers < cpus else 1
 
 
@@ -106,15 +114,15 @@ def _node_name() -> str:
 
 class MatchWorker:
     """Plays batches of matches with a persistent pool of bot processes,
-    ``concurrency`` matches at a time: while one match waits for a bot, the
-    others use the core (a lone ping-pong leaves cores idle between wake-ups)."""
+    ``concurrency`` matches at a time, interleaved on one thread
+    (match.play_interleaved): while one match waits for a bot, the others
+    use the core (a lone ping-pong leaves cores idle between wake-ups)."""
 
     def __init__(self, setup: WorkerSetup) -> None:
         self.pool = BotPool(setup.specs, setup.limits, setup.sandbox, setup.bundles)
         self.game = setup.game
         self.node = _node_name()
-        concurrency = setup.concurrency or 1
-        self.executor = ThreadPoolExecutor(concurrency) if concurrency > 1 else None
+        self.concurrency = setup.concurrency or 1
 
     def _play_one(self, item: BatchItem) -> MatchResult | MatchError:
         try:
@@ -123,15 +131,25 @@ class MatchWorker:
             return MatchError(item.match_id, traceback.format_exc(limit=8))
 
     def play(self, batch: list[BatchItem]) -> BatchReply:
-        if self.executor is None:
+        if self.concurrency == 1:
             results = [self._play_one(item) for item in batch]
         else:
-            results = list(self.executor.map(self._play_one, batch))
+            results = self._play_interleaved(batch)
         return BatchReply(results, self.pool.total_starts(), os.getpid(), self.node)
 
+    def _play_interleaved(self, batch: list[BatchItem]) -> list[MatchResult | MatchError]:
+        def starter(item: BatchItem) -> Callable[[], MatchSteps]:
+            return lambda: match_steps(self.game, item.seed, item.bots, self.pool, item.match_id)
+        results: list[MatchResult | MatchError | None] = [None] * len(batch)
+        for position, outcome in play_interleaved(map(starter, batch), self.concurrency):
+            if isinstance(outcome, Exception):  # an engine or harness bug must not end the run
+                text = "".join(traceback.format_exception(outcome, limit=8))
+                results[position] = MatchError(batch[position].match_id, text)
+            else:
+                results[position] = outcome
+        return [r for r in results if r is not None]
+
     def close(self) -> int:
-        if self.executor is not None:
-            self.executor.shutdown(wait=True)
         self.pool.close()
         return self.pool.total_starts()
 

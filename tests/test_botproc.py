@@ -259,3 +259,22 @@ def test_a_silent_bot_times_out_unless_it_broke_a_limit_first(breach, fault):
         assert (breach or "no answer before the deadline") in str(caught.value)
     finally:
         transport.close(0.0)
+
+
+def test_a_reply_already_in_the_pipe_at_the_deadline_counts():
+    """The harness may read late (another match's turn, or descheduled): bytes
+    the bot wrote before the deadline are its answer, not a timeout."""
+    code = ("import sys, time, msgpack; sys.stdout.buffer.write(msgpack.packb("
+            "{'type': 'action', 'index': 1})); sys.stdout.flush(); time.sleep(30)")
+    answering = PipeTransport([sys.executable, "-c", code])
+    silent = PipeTransport([sys.executable, "-c", "import time; time.sleep(30)"])
+    try:
+        time.sleep(1.0)  # the reply is written; the deadline below has passed
+        assert answering.receive(time.monotonic() - 0.5) == {"type": "action", "index": 1}
+        started = time.monotonic()
+        with pytest.raises(BotTimeout):
+            silent.receive(time.monotonic() - 0.5)
+        assert time.monotonic() - started < 0.5
+    finally:
+        answering.close(0)
+        silent.close(0)

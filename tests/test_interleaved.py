@@ -1,0 +1,115 @@
+"""Several matches in flight on one thread (play_interleaved): the same
+matches as one at a time, faults included, with the waits overlapped."""
+
+from __future__ import annotations
+
+import random
+import time
+from pathlib import Path
+
+import pytest
+
+from harness.botproc import BotClient, BotState, FakeTransport
+from harness.catalog import discover
+from harness.match import BotPool, Limits, match_steps, play_interleaved, run_match
+
+BOTS_DIR = Path(__file__).parent / "bots"
+LIMITS = Limits(decision_s=0.5, startup_s=5.0)
+
+
+def _pool() -> BotPool:
+    return BotPool(discover([BOTS_DIR]), LIMITS)
+
+
+def _interleaved(lineups, pool, in_flight, game="limit"):
+    starters = [(lambda i=i, bots=bots: match_steps(game, 100 + i, bots, pool, f"m{i}"))
+                for i, bots in enumerate(lineups)]
+    outcomes = dict(play_interleaved(starters, in_flight))
+    assert sorted(outcomes) == list(range(len(lineups))), "every match ends exactly once"
+    return [outcomes[i] for i in range(len(lineups))]
+
+
+def _fingerprint(result):
+    faults = [(f.kind, f.decision) if f else None for f in result.faults]
+    return result.replay["actions"], result.scores, result.ranks, faults
+
+
+def test_interleaved_matches_are_the_matches_played_one_at_a_time():
+    lineups = [["random", "heuristic", "random"],
+               ["faulty_exit", "random", "heuristic"],
+               ["heuristic", "faulty_garbage", "random"],
+               ["random", "random", "faulty_out_of_range"],
+               ["heuristic", "heuristic", "random"]]
+    pool = _pool()
+    try:
+        alone = [run_match("limit", 100 + i, bots, pool, f"m{i}") for i, bots in enumerate(lineups)]
+    finally:
+        pool.close()
+    pool = _pool()
+    try:
+        together = _interleaved(lineups, pool, in_flight=3)
+    finally:
+        pool.close()
+    assert [_fingerprint(r) for r in together] == [_fingerprint(r) for r in alone]
+    kinds = [next((f.kind for f in r.faults if f), None) for r in together]
+    assert kinds == [None, "crash", "bad_message", "illegal_action", None]
+
+
+def test_interleaved_timeouts_overlap_and_the_other_matches_play_on():
+    lineups = [["faulty_sleep", "random", "random"] for _ in range(4)] + [["random"] * 3]
+    pool = _pool()
+    try:
+        warm = [pool.acquire(bot) for bots in lineups for bot in bots]  # starts not timed
+        for client in warm:
+            pool.release(client)
+        started = time.monotonic()
+        results = _interleaved(lineups, pool, in_flight=5)
+        took = time.monotonic() - started
+    finally:
+        pool.close()
+    assert [r.faults[0].kind for r in results[:4]] == ["timeout"] * 4
+    assert not any(results[4].faults) and results[4].decisions > 50
+    # one at a time the four deadlines alone would take 4 x 0.5 s
+    assert took < 3 * LIMITS.decision_s, took
+
+
+def test_a_match_that_raises_is_reported_and_the_others_finish():
+    pool = _pool()
+    try:
+        outcomes = _interleaved([["random"] * 3, ["random"] * 3], pool, in_flight=2,
+                                game="no_such_game")
+        assert all(isinstance(o, Exception) for o in outcomes)
+        starters = [lambda: match_steps("no_such_game", 1, ["random"] * 3, pool, "bad"),
+                    lambda: match_steps("limit", 1, ["random"] * 3, pool, "good")]
+        outcomes = dict(play_interleaved(starters, 2))
+    finally:
+        pool.close()
+    assert isinstance(outcomes[0], Exception) and "no_such_game" in str(outcomes[0])
+    assert outcomes[1].decisions > 50 and not any(outcomes[1].faults)
+
+
+class _ScriptedPool:
+    """Fake bots that answer at once with a seeded random index."""
+
+    limits = LIMITS
+
+    def __init__(self) -> None:
+        self.rng = random.Random(5)
+
+    def acquire(self, name: str) -> BotClient:
+        def reply(message):
+            return {"type": "action", "index": self.rng.randrange(len(message["legal"]))}
+        client = BotClient(FakeTransport([reply] * 10_000), name)
+        client.state = BotState.READY
+        return client
+
+    def release(self, client: BotClient) -> None:
+        pass
+
+
+@pytest.mark.parametrize("in_flight", [1, 4])
+def test_interleaved_play_drives_fake_transports(in_flight):
+    pool = _ScriptedPool()
+    results = _interleaved([["a", "b", "c"]] * 6, pool, in_flight)  # type: ignore[arg-type]
+    assert all(r.decisions > 50 and not any(r.faults) and not r.capped for r in results)
+    assert sorted(r.match_id for r in results) == [f"m{i}" for i in range(6)]
