@@ -101,11 +101,11 @@ def leftover_cgroups() -> list[Path]:
 
 
 def play(tmp_path: Path, name: str, bots: list[str], sandbox: Sandbox, engine: str = "inline",
-         deals: int = 1):
+         deals: int = 1, in_flight: int = 1):
     league = load_league(str(league_path(tmp_path, name, bots, deals)), [tmp_path])
     store = Store(tmp_path / "results.db")
     summary = run_league(league, store, workers=1 if engine == "inline" else 2, engine=engine,
-                         sandbox=sandbox)
+                         sandbox=sandbox, concurrency=in_flight)
     return league, store, summary
 
 
@@ -226,8 +226,9 @@ def test_hostile_bots_together_on_ray(tmp_path):
     assert reachable, "the test must aim the spy at ports that do answer outside the sandbox"
     spy = hostile_manifest(tmp_path, "spy", {"HOSTILE_TARGETS": ",".join(reachable)})
     bots = [hostile_manifest(tmp_path, m) for m in ("escape", "crash", "extra_replies")] + [spy]
+    # three matches in flight per worker: hostile bots interleaved with each other
     league, store, summary = play(tmp_path, "h_ray", [*bots, "random"], Sandbox("bwrap"),
-                                  engine="ray")
+                                  engine="ray", in_flight=3)
     assert summary.errors == 0, summary.error_lines
     assert summary.played == league.size()
     assert_exactly_the_schedule(tmp_path / "results.db", league)
