@@ -340,99 +340,34 @@ def _flush_events(game: Game, on_event: EventSink | None) -> None:
             on_event(line)
 
 
-def play_interleaved(matches: Iterable[Callable[[], MatchSteps]],
-                     in_flight: int) -> Iterator[tuple[int, MatchResult | Exception]]:
+Ended = tuple[int, "MatchResult | Exception"]  # a match's position and its result
+
+
+def play_interleaved(matches: Iterable[Callable[[], MatchSteps]], in_flight: int) -> Iterator[Ended]:
     """Several matches at once on this thread: each waits for its bot on one
     shared poll, and whichever bot answers first moves its match on. No
     threads, so no lock hand-offs; while one bot thinks the others' replies
     are handled, and one wake-up often finds several replies ready. Yields
     (position in ``matches``, result) as each match ends; an exception a
     match raised (a harness or engine bug) is yielded as its result, and the
-    others play on."""
-    poller = select.poll()
-    waiting: dict[int, _Waiting] = {}  # by descriptor: each of a waiting client's
+    others play on. Matches still in play when the caller stops (Ctrl-C)
+    are closed: their bots are released, which ends the ones mid-match."""
+    table = _Interleaved()
     queue = enumerate(matches)
-    active = 0
-
-    def advance(entry: _Waiting, outcome: int | BotError | None) -> tuple[int, MatchResult | Exception] | None:
-        """Send the outcome in (None: start the match); park the match on its
-        next client, or return its end."""
-        try:
-            client = next(entry.steps) if outcome is None else entry.steps.send(outcome)
-        except StopIteration as stop:
-            return entry.position, stop.value
-        except Exception as exc:  # noqa: BLE001 - one match's bug must not end the others
-            return entry.position, exc
-        entry.client = client
-        entry.deadline = client.deadline
-        entry.fds = client.wait_fds()
-        if not entry.fds:
-            ready.append(entry)  # a fake transport: always ready
-        for fd in entry.fds:
-            waiting[fd] = entry
-            poller.register(fd, select.POLLIN)
-        return None
-
-    ready: list[_Waiting] = []
-    finished: list[tuple[int, MatchResult | Exception]] = []
-
-    def settle(entry: _Waiting, fds: Sequence[int] | None) -> None:
-        for fd in entry.fds:
-            del waiting[fd]
-            poller.unregister(fd)
-        try:
-            outcome: int | BotError | None = entry.client.answer(fds)
-        except BotError as error:
-            outcome = error
-        if outcome is None:  # part of a reply: wait for the rest
-            for fd in entry.fds:
-                waiting[fd] = entry
-                poller.register(fd, select.POLLIN)
-            return
-        done = advance(entry, outcome)
-        if done is not None:
-            finished.append(done)
-
-    while True:
-        while finished:
-            active -= 1
-            yield finished.pop()
-        while active < in_flight:
-            item = next(queue, None)
-            if item is None:
-                break
-            position, start = item
-            entry = _Waiting(position)
-            active += 1
-            try:
-                entry.steps = start()
-            except Exception as exc:  # noqa: BLE001 - as in advance()
-                finished.append((position, exc))
+    try:
+        while True:
+            while table.finished:
+                yield table.finished.pop()
+            while len(table.playing) < in_flight and (item := next(queue, None)):
+                table.start(*item)
+            if table.finished:  # matches that ended without waiting for a bot
                 continue
-            done = advance(entry, None)
-            if done is not None:
-                finished.append(done)
-        if finished:  # matches that ended without waiting for a bot
-            continue
-        if active == 0:
-            return
-        while ready:
-            settle(ready.pop(), ())
-        if not waiting:
-            continue
-        now = time.monotonic()
-        entries = set(waiting.values())
-        first_deadline = min(e.deadline for e in entries)
-        events = poller.poll(max(0, int((first_deadline - now) * 1000) + 1))
-        by_entry: dict[_Waiting, list[int]] = {}
-        for fd, _ in events:
-            by_entry.setdefault(waiting[fd], []).append(fd)
-        for entry, fds in by_entry.items():
-            settle(entry, fds)
-        if time.monotonic() >= first_deadline:
-            for entry in entries - by_entry.keys():
-                if entry.deadline <= time.monotonic():
-                    settle(entry, None)  # past its deadline: a timeout unless the reply is whole
+            if not table.playing:
+                return
+            table.wait_once()
+    finally:
+        for entry in table.playing:
+            entry.steps.close()  # runs the match's own clean-up: its bots released
 
 
 class _Waiting:
@@ -440,9 +375,89 @@ class _Waiting:
 
     __slots__ = ("position", "steps", "client", "deadline", "fds")
 
-    def __init__(self, position: int) -> None:
+    def __init__(self, position: int, steps: MatchSteps) -> None:
         self.position = position
-        self.steps: MatchSteps
+        self.steps = steps
         self.client: BotClient
         self.deadline = 0.0
         self.fds: tuple[int, ...] = ()
+
+
+class _Interleaved:
+    """The matches in play on one thread, and the poll their bots share."""
+
+    def __init__(self) -> None:
+        self.poller = select.poll()
+        self.waiting: dict[int, _Waiting] = {}  # by descriptor: each of a waiting client's
+        self.playing: set[_Waiting] = set()
+        self.ready: list[_Waiting] = []  # waiting on fake transports, which never block
+        self.finished: list[Ended] = []
+
+    def start(self, position: int, start: Callable[[], MatchSteps]) -> None:
+        try:
+            entry = _Waiting(position, start())
+        except Exception as exc:  # noqa: BLE001 - as in _advance()
+            self.finished.append((position, exc))
+            return
+        self.playing.add(entry)
+        self._advance(entry, None)
+
+    def _advance(self, entry: _Waiting, outcome: int | BotError | None) -> None:
+        """Send the outcome in (None: start the match); park the match on its
+        next client, or record its end."""
+        try:
+            client = next(entry.steps) if outcome is None else entry.steps.send(outcome)
+        except StopIteration as stop:
+            self._end(entry, stop.value)
+            return
+        except Exception as exc:  # noqa: BLE001 - one match's bug must not end the others
+            self._end(entry, exc)
+            return
+        entry.client, entry.deadline, entry.fds = client, client.deadline, client.wait_fds()
+        if not entry.fds:
+            self.ready.append(entry)
+        self._park(entry)
+
+    def _end(self, entry: _Waiting, result: MatchResult | Exception) -> None:
+        self.playing.discard(entry)
+        self.finished.append((entry.position, result))
+
+    def _park(self, entry: _Waiting) -> None:
+        for fd in entry.fds:
+            self.waiting[fd] = entry
+            self.poller.register(fd, select.POLLIN)
+
+    def _settle(self, entry: _Waiting, fds: Sequence[int] | None) -> None:
+        """Read what the entry's bot sent (``fds``: its descriptors poll
+        reported; None: past the deadline) and move its match on."""
+        for fd in entry.fds:
+            del self.waiting[fd]
+            self.poller.unregister(fd)
+        try:
+            outcome: int | BotError | None = entry.client.answer(fds)
+        except BotError as error:
+            outcome = error
+        if outcome is None:  # part of a reply: wait for the rest
+            self._park(entry)
+        else:
+            self._advance(entry, outcome)
+
+    def wait_once(self) -> None:
+        """One wait on the shared poll, up to the first deadline; every bot
+        that answered, and every one past its deadline, moves its match on."""
+        while self.ready:
+            self._settle(self.ready.pop(), ())
+        if not self.waiting:
+            return
+        entries = set(self.waiting.values())
+        first_deadline = min(e.deadline for e in entries)
+        events = self.poller.poll(max(0, int((first_deadline - time.monotonic()) * 1000) + 1))
+        answered: dict[_Waiting, list[int]] = {}
+        for fd, _ in events:
+            answered.setdefault(self.waiting[fd], []).append(fd)
+        for entry, fds in answered.items():
+            self._settle(entry, fds)
+        if time.monotonic() >= first_deadline:
+            for entry in entries - answered.keys():
+                if entry.deadline <= time.monotonic():
+                    self._settle(entry, None)  # a timeout, unless the reply is whole

@@ -113,3 +113,29 @@ def test_interleaved_play_drives_fake_transports(in_flight):
     results = _interleaved([["a", "b", "c"]] * 6, pool, in_flight)  # type: ignore[arg-type]
     assert all(r.decisions > 50 and not any(r.faults) and not r.capped for r in results)
     assert sorted(r.match_id for r in results) == [f"m{i}" for i in range(6)]
+
+
+def test_stopping_early_ends_the_matches_still_in_play():
+    """A caller that stops (Ctrl-C in a worker) leaves no bot mid-match: the
+    finished match's bots go back to the pool, the others are ended."""
+    import psutil
+
+    pool = _pool()
+    try:
+        played = play_interleaved(
+            [(lambda i=i: match_steps("limit", i, ["random"] * 3, pool, f"s{i}")) for i in range(5)],
+            in_flight=3)
+        position, first = next(played)
+        played.close()
+        idle = {c.transport.process.pid for cs in pool.idle.values() for c in cs}
+        assert len(idle) == 3 and not any(first.faults)
+        deadline = time.monotonic() + 5
+        while time.monotonic() < deadline:
+            others = {p.pid for p in psutil.Process().children() if p.is_running()
+                      and p.status() != psutil.STATUS_ZOMBIE} - idle
+            if not others:
+                break
+            time.sleep(0.05)
+        assert not others, "bots of the unfinished matches are still running"
+    finally:
+        pool.close()
