@@ -632,13 +632,9 @@ class BotClient:
         self.state = BotState.PLAYING
 
     def choose(self, obs: dict[str, Any], legal: list[Any], decision: int, timeout_s: float) -> int:
-        """Ask for an action; returns a valid index into ``legal``."""
-        if self.state is not BotState.PLAYING:
-            self._require(BotState.PLAYING)
-        deadline = time.monotonic() + timeout_s
-        reply = self._exchange({"type": "act", "decision": decision, "obs": obs, "legal": legal,
-                                "time_left_ms": int(timeout_s * 1000)}, deadline, "action")
-        return self._accept(reply, legal, decision)
+        """Ask for an action and wait for it; returns a valid index into ``legal``."""
+        self.ask(obs, legal, decision, timeout_s)
+        return self.await_answer()
 
     # ask() then answer(): choose() in two halves, for a caller that keeps
     # several matches in flight on one thread and polls their bots together.
@@ -653,10 +649,11 @@ class BotClient:
         return deadline
 
     def answer(self, ready: Sequence[int] | None) -> int | None:
-        """The asked decision's index, reading what the bot sent. ``ready``:
-        the bot's descriptors that poll reported (None once the deadline has
-        passed: then whatever is whole counts, else it is a timeout). Returns
-        None while the reply is incomplete."""
+        """The asked decision's index, from what the bot sent. ``ready``: the
+        bot's descriptors that poll reported, to read without waiting (None
+        while the reply is incomplete); None: wait for the reply up to the
+        deadline (once it has passed, bytes already in the pipe still count,
+        else it is a timeout)."""
         legal, decision, deadline = self._asked
         try:
             if ready is None:

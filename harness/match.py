@@ -68,7 +68,7 @@ class BotPool:
         self.trace: Tracer | None = None  # sees every protocol message (play --trace)
         self.idle: dict[str, list[BotClient]] = {}
         self.starts: Counter[str] = Counter()
-        self._lock = threading.Lock()  # matches may run in threads of one worker
+        self._lock = threading.Lock()  # a caller may share a pool between threads
 
     def total_starts(self) -> int:
         return sum(self.starts.values())
