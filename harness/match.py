@@ -69,6 +69,7 @@ class BotPool:
         self.idle: dict[str, list[BotClient]] = {}
         self.starts: Counter[str] = Counter()
         self._lock = threading.Lock()  # a caller may share a pool between threads
+        self._prestart_failed: set[str] = set()
 
     def total_starts(self) -> int:
         return sum(self.starts.values())
@@ -102,6 +103,25 @@ class BotPool:
             client.close()
             raise
         return client
+
+    def prestart(self, demand: Counter[str]) -> None:
+        """Have ``demand[name]`` processes of each bot idle before play, starting
+        the missing ones now: with matches interleaved on one thread, a start
+        inside one match would hold up reading the others' replies (and add
+        to their think times). A bot that fails to start here is left to its
+        matches, which record the fault, and is not tried here again."""
+        clients: list[BotClient] = []
+        try:
+            for name, count in demand.items():
+                for _ in range(count if name not in self._prestart_failed else 0):
+                    try:
+                        clients.append(self.acquire(name))
+                    except BotError:
+                        self._prestart_failed.add(name)
+                        break
+        finally:
+            for client in clients:
+                self.release(client)
 
     def release(self, client: BotClient) -> None:
         if client.usable:

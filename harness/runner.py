@@ -140,6 +140,7 @@ class MatchWorker:
     def _play_interleaved(self, batch: list[BatchItem]) -> list[MatchResult | MatchError]:
         def starter(item: BatchItem) -> Callable[[], MatchSteps]:
             return lambda: match_steps(self.game, item.seed, item.bots, self.pool, item.match_id)
+        self.pool.prestart(_peak_demand(batch, self.concurrency))
         results: list[MatchResult | MatchError | None] = [None] * len(batch)
         for position, outcome in play_interleaved(map(starter, batch), self.concurrency):
             if isinstance(outcome, Exception):  # an engine or harness bug must not end the run
@@ -152,6 +153,16 @@ class MatchWorker:
     def close(self) -> int:
         self.pool.close()
         return self.pool.total_starts()
+
+
+def _peak_demand(batch: list[BatchItem], in_flight: int) -> Counter[str]:
+    """Per bot, the most processes any ``in_flight`` consecutive matches of
+    the batch need at once (matches end out of order, so this is close to
+    the peak, not exact)."""
+    peak: Counter[str] = Counter()
+    for start in range(max(1, len(batch) - in_flight + 1)):
+        peak |= Counter(bot for item in batch[start:start + in_flight] for bot in item.bots)
+    return peak
 
 
 @dataclass
