@@ -374,6 +374,7 @@ def play_interleaved(matches: Iterable[Callable[[], MatchSteps]], in_flight: int
     are closed: their bots are released, which ends the ones mid-match."""
     table = _Interleaved()
     queue = enumerate(matches)
+    in_flight = max(1, in_flight)
     try:
         while True:
             while table.finished:
