@@ -69,8 +69,9 @@ def test_interleaved_timeouts_overlap_and_the_other_matches_play_on():
         pool.close()
     assert [r.faults[0].kind for r in results[:4]] == ["timeout"] * 4
     assert not any(results[4].faults) and results[4].decisions > 50
-    # one at a time the four deadlines alone would take 4 x 0.5 s
-    assert took < 3 * LIMITS.decision_s, took
+    # one at a time the four deadlines alone would take at least 4 x 0.5 s;
+    # together they take about one (the rest is margin for a loaded machine)
+    assert took < 4 * LIMITS.decision_s, took
 
 
 def test_a_match_that_raises_is_reported_and_the_others_finish():
