@@ -129,7 +129,9 @@ def test_stopping_early_ends_the_matches_still_in_play():
         position, first = next(played)
         played.close()
         idle = {c.transport.process.pid for cs in pool.idle.values() for c in cs}
-        assert len(idle) == 3 and not any(first.faults)
+        # the bots of every match that ended (another may have ended in the
+        # same wake-up as the first, unreported) are back in the pool
+        assert len(idle) in (3, 6, 9) and not any(first.faults)
         deadline = time.monotonic() + 5
         while time.monotonic() < deadline:
             others = {p.pid for p in psutil.Process().children() if p.is_running()
