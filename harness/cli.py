@@ -396,8 +396,9 @@ def run(
         help="Parallel match workers (Ray actors); default: the cluster's CPU count."),
     per_worker: Optional[int] = typer.Option(
         None, "--matches-per-worker", min=1, metavar="N",
-        help="Matches each worker keeps in flight at once (while one waits for a bot, another "
-             "uses the core); default: 2 when there are fewer workers than CPUs, else 1."),
+        help="Matches each worker keeps in flight at once, interleaved on one thread (while one "
+             "waits for a bot, another uses the core); default: 2 when there are fewer workers "
+             "than CPUs, else 1."),
     address: Optional[str] = typer.Option(
         None, metavar="HOST:PORT",
         help="Existing Ray cluster, or auto: the one `ray start` began on this machine "
