@@ -116,8 +116,8 @@ class BotPool:
                 for _ in range(count if name not in self._prestart_failed else 0):
                     try:
                         clients.append(self.acquire(name))
-                    except BotError:
-                        self._prestart_failed.add(name)
+                    except Exception:  # noqa: BLE001 - a bot fault or a harness error: its
+                        self._prestart_failed.add(name)  # matches meet it again and report it
                         break
         finally:
             for client in clients:
