@@ -130,8 +130,8 @@ def play(league_name: str = "demo", sandbox: str = "none", matches: int = 40,
          in_flight: int = 1, barrier: Any = None) -> DecisionFigures:
     """Matches in this process, with a warm pool: the figures of the loop alone.
     ``in_flight`` matches at a time on this thread (play_interleaved), as a
-    league worker plays them (``--matches-per-worker``). ``pin``: this process and its bots (which
-    inherit it) keep to one CPU."""
+    league worker plays them (``--matches-per-worker``). ``pin``: this
+    process and its bots (which inherit it) keep to one CPU."""
     if pin:
         cpus = sorted(os.sched_getaffinity(0))
         os.sched_setaffinity(0, {cpus[offset % len(cpus)]})

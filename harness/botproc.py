@@ -268,15 +268,8 @@ class PipeTransport:
             raise BotBadMessage(f"sent a message when none was expected: '{_describe(data)}'")
 
     def receive(self, deadline: float) -> Any:
-        reader = self._reader
-        stdout_fd = self._stdout_fd
         looked_late = False
         while True:
-            complete, message = reader.next_message()
-            if complete:
-                if reader.buffered():
-                    raise BotBadMessage("sent more than one message for one request")
-                return message
             remaining = deadline - time.monotonic()
             if remaining <= 0:
                 # Bytes already in the pipe arrived in time, even if the harness
@@ -291,13 +284,9 @@ class PipeTransport:
                 if deadline - time.monotonic() <= 0:
                     raise self._timeout_error()
                 continue
-            if not any(fd == stdout_fd for fd, _ in ready):
-                # The bot exited while something it started still holds stdout open.
-                raise self._exit_error()
-            data = os.read(stdout_fd, 65536)
-            if not data:
-                raise self._exit_error()
-            reader.feed(data)
+            complete, message = self.receive_ready([fd for fd, _ in ready])
+            if complete:
+                return message
 
     def wait_fds(self) -> tuple[int, ...]:
         """What to poll for a reply: stdout, and the process's exit where the
@@ -305,15 +294,17 @@ class PipeTransport:
         return (self._stdout_fd,) if self._exit_fd is None else (self._stdout_fd, self._exit_fd)
 
     def receive_ready(self, ready: Sequence[int]) -> tuple[bool, Any]:
-        """One step of :meth:`receive` for a caller that polls many bots at
-        once: ``ready`` holds this bot's descriptors that poll reported. Reads
-        what is there without waiting: (True, message) once a reply is
-        whole, (False, None) while more bytes are needed."""
+        """One step of :meth:`receive` (which waits for the next), for a
+        caller that polls many bots at once too: ``ready`` holds this bot's
+        descriptors that poll reported. Reads what is there without waiting:
+        (True, message) once a reply is whole, (False, None) while more bytes
+        are needed."""
         reader = self._reader
         complete, message = reader.next_message()
         if not complete:
             if self._stdout_fd not in ready:
-                raise self._exit_error()  # see receive(): stdout held open by a child
+                # The bot exited while something it started still holds stdout open.
+                raise self._exit_error()
             data = os.read(self._stdout_fd, 65536)
             if not data:
                 raise self._exit_error()
@@ -598,21 +589,21 @@ class BotClient:
             raise self._fault(error) from None
 
     def _exchange(self, message: dict[str, Any], deadline: float, expect: str) -> dict[str, Any]:
-        if self.trace is not None:
-            self.trace("to", self.label, message)
-        transport = self.transport
+        self._send(message, deadline)
         try:
-            transport.ensure_quiet()
-            transport.send(message, deadline)
-            reply = transport.receive(deadline)
+            reply = self.transport.receive(deadline)
         except BotError as error:
             raise self._fault(error) from None
+        return self._expected(reply, expect)
+
+    def _expected(self, reply: Any, expect: str) -> dict[str, Any]:
+        """The reply, traced, if it is the ``expect`` message; else its fault."""
         if self.trace is not None:
             self.trace("from", self.label, reply)
         problem = _reply_problem(reply, expect)
         if problem:
             raise self._fault(BotBadMessage(problem))
-        return reply
+        return reply  # _reply_problem checked it is a map
 
     def handshake(self, timeout_s: float) -> None:
         self._require(BotState.NEW)
@@ -664,12 +655,7 @@ class BotClient:
                     return None
         except BotError as error:
             raise self._fault(error) from None
-        if self.trace is not None:
-            self.trace("from", self.label, reply)
-        problem = _reply_problem(reply, "action")
-        if problem:
-            raise self._fault(BotBadMessage(problem))
-        return self._accept(reply, legal, decision)
+        return self._accept(self._expected(reply, "action"), legal, decision)
 
     def await_answer(self) -> int:
         """answer() for a caller that waits: blocks until the reply or the deadline."""
