@@ -2,7 +2,8 @@
 player count it allows. The checks live in the games package
 (``games.testing``, the conformance kit); this file runs them, plus the
 golden playthroughs of ``tests/golden``. Select one game with
-``pytest tests/test_conformance.py -k SLUG``.
+``pytest tests/test_conformance.py -k SLUG``. Games at six and seven players
+are marked slow: ``make test`` runs them, ``make test-fast`` does not.
 """
 
 from __future__ import annotations
@@ -17,8 +18,14 @@ from games.playthrough import check_golden, golden_cases
 
 GOLDEN_DIR = Path(__file__).resolve().parent / "golden"
 
+# Six and seven players: the same checks on the longest matches and the
+# largest observations, half the conformance suite's time for a fifth of its
+# cases. `make test` runs them; `make test-fast` (the edit loop) checks every
+# game at its smaller counts only.
+CROWDED = 6
+
 GAME_COUNTS = [
-    pytest.param(slug, n, id=f"{slug}-{n}p")
+    pytest.param(slug, n, id=f"{slug}-{n}p", marks=pytest.mark.slow if n >= CROWDED else ())
     for slug in implemented_games()
     for n in get_game(slug).INFO.player_counts()
 ]

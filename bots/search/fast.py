@@ -363,14 +363,21 @@ def _cat_play(state, seat: int, legal: list, rng: random.Random, scores: bool = 
     for _, r, c in trick:
         if best is None or _cat_beats(r, c, best, led):
             best = (r, c)
-    # free cells: count, and per colour the free ranks
+    # free cells: in all, and per colour how many free ranks lie above each rank
     free_total = 0
-    free_by_colour = []
+    above = []  # above[c][rank]: free cells of colour c ranked higher than rank
     for c in range(4):
-        ranks = [r + 1 for r in range(8) if board[c][r] == -1]
-        free_by_colour.append(ranks)
-        free_total += len(ranks)
-    free_red = len(free_by_colour[0])
+        row = board[c]
+        counts_above = [0] * 9
+        higher = 0
+        for r in range(8, 0, -1):
+            counts_above[r] = higher
+            if row[r - 1] == -1:
+                higher += 1
+        counts_above[0] = higher
+        above.append(counts_above)
+        free_total += higher
+    free_red = above[0][0]
     # per distinct rank in hand: the colours it may still be declared on (bitmask)
     counts: dict[int, int] = {}
     for r in hand:
@@ -382,6 +389,17 @@ def _cat_play(state, seat: int, legal: list, rng: random.Random, scores: bool = 
             if not voids[c] and board[c][r - 1] == -1:
                 m |= 1 << c
         masks[r] = m
+    # cards still playable later, with no new void and with one for the led
+    # colour; each action then only corrects its own rank's count (O(1) per action)
+    void_clear = ~(1 << led) if led is not None and not voids[led] else -1
+    live_kept = sum(k for r, k in counts.items() if masks[r])
+    live_void = sum(k for r, k in counts.items() if masks[r] & void_clear)
+    needed = tricks_left - 1
+    # own[c + 1][r]: 1 where this seat owns colour c, rank r, with a margin of 0s
+    own = [[0] * 10]
+    for c in range(4):
+        own.append([0] + [1 if owner == seat else 0 for owner in board[c]] + [0])
+    own.append([0] * 10)
     scored = []
     for index, action in enumerate(legal):
         rank, colour = action[1], _CAT_COLOUR[action[2]]
@@ -390,11 +408,11 @@ def _cat_play(state, seat: int, legal: list, rng: random.Random, scores: bool = 
         if p:
             if free_total:
                 if colour == 0:
-                    beating = sum(1 for r in free_by_colour[0] if r > rank)
+                    beating = above[0][rank]
                 else:  # any red beats it; so does a higher card of the led colour
                     beating = free_red
                     if lead_colour != 0:
-                        beating += sum(1 for r in free_by_colour[lead_colour] if r > rank)
+                        beating += above[lead_colour][rank]
                 threat = beating / free_total
             else:
                 threat = 0.0
@@ -403,24 +421,19 @@ def _cat_play(state, seat: int, legal: list, rng: random.Random, scores: bool = 
         new_void = led is not None and colour != led and not voids[led]
         if new_void:
             score -= 4.0
-        # new_void implies led is not None; no cast here, this loop is hot
-        clear = ~(1 << led) if new_void else -1  # type: ignore[operator]
-        live = 0
-        for r, k in counts.items():
-            m = masks[r] & clear
-            if r == rank:
-                m &= ~(1 << colour)
-                k -= 1
-            if m:
-                live += k
-        needed = tricks_left - 1
+            clear, live = void_clear, live_void
+        else:
+            clear, live = -1, live_kept
+        m = masks[rank] & clear
+        k = counts[rank]
+        if m:
+            live -= k
+        if m & ~(1 << colour):
+            live += k - 1
         if live < needed:
             score -= 15.0 * (needed - live)
-        adjacent = 0
-        for nc, nr in ((colour - 1, rank), (colour + 1, rank), (colour, rank - 1), (colour, rank + 1)):
-            if 0 <= nc < 4 and 1 <= nr <= 8 and board[nc][nr - 1] == seat:
-                adjacent += 1
-        score += 1.5 * adjacent
+        row = own[colour + 1]
+        score += 1.5 * (own[colour][rank] + own[colour + 2][rank] + row[rank - 1] + row[rank + 1])
         score += rng.random() * 0.01
         scored.append((score, index))
     if scores:
