@@ -38,7 +38,8 @@ class Bot:
         raise NotImplementedError
 
     def on_end(self, result: dict[str, Any]) -> None:
-        """The match is over: scores, ranks, capped."""
+        """The match is over: scores, ranks, capped, and obs (this seat's
+        view of the final state: what happened after its last decision)."""
 
 
 def run(bot: Bot, stdin: BinaryIO | None = None, stdout: BinaryIO | None = None) -> None:

@@ -277,7 +277,7 @@ def match_steps(
                     "times_ms": times_ms},
             think=think,
         )
-        _end_seats(seats, result, limits)
+        _end_seats(game, seats, result, limits)
         return result
     finally:
         for seat in seats:
@@ -343,13 +343,17 @@ def _check_seats_at_end(game: Game, seats: list[_Seat], on_event: EventSink | No
                 _record_fault(seat, error, game.decisions, on_event)
 
 
-def _end_seats(seats: list[_Seat], result: MatchResult, limits: Limits) -> None:
+def _end_seats(game: Game, seats: list[_Seat], result: MatchResult, limits: Limits) -> None:
+    """Each seat still playing gets the result and its view of the final
+    state: what happened after its last decision (the last trick, the last
+    turns) it sees nowhere else."""
     message = {"match_id": result.match_id, "scores": result.scores, "ranks": result.ranks,
                "capped": result.capped}
     for seat in seats:
         if seat.fault is None and seat.client is not None:
+            final = {**message, "seat": seat.seat, "obs": game.observation(seat.seat)}
             try:
-                seat.client.end_match({**message, "seat": seat.seat}, limits.decision_s)
+                seat.client.end_match(final, limits.decision_s)
             except BotError:
                 seat.client.close()  # the result stands; the process is replaced
 

@@ -221,3 +221,24 @@ def test_a_breach_in_the_last_moments_of_a_match_is_that_matchs_fault(monkeypatc
     assert result.replay["actions"] == baseline.replay["actions"], "the match itself is unchanged"
     assert result.faults[0] is None and result.faults[2] is None
     assert result.ranks[1] == 3 and bomb.closed, "ranked last, its process killed"
+
+
+def test_end_gives_each_seat_still_playing_its_view_of_the_final_state(pool):
+    """What happened after a seat's last decision (the last trick, the last
+    turns) reaches it in ``end``; a faulted seat gets no ``end``."""
+    from harness.replay import replay_game
+
+    ends: list[tuple[str, dict]] = []
+    pool.trace = lambda direction, label, message: (
+        ends.append((label, message)) if direction == "to" and message["type"] == "end" else None)
+    result = run_match("cat_in_the_box", 3, ["random", "faulty_garbage", "heuristic", "random"],
+                       pool, "end-test")
+    assert result.faults[1] is not None and not result.capped
+    *_, (final, _) = replay_game(result.replay)
+    assert final.is_terminal()
+    assert sorted(message["seat"] for _, message in ends) == [0, 2, 3]
+    for label, message in ends:
+        seat = message["seat"]
+        assert label == result.bots[seat]
+        assert message["obs"] == final.observation(seat)
+        assert message["scores"] == result.scores and message["ranks"] == result.ranks
