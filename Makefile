@@ -34,8 +34,9 @@ lint: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/mypy
 
-# The edit loop: everything but the slow integration tests (Ray clusters,
-# hostile bots, killed runs; the serial ones are all slow).
+# The edit loop: everything but the slow tests (Ray clusters, hostile bots,
+# killed runs, the search's strength, the conformance suite at six and seven
+# players; the serial ones are all slow).
 test-fast: $(STAMP)
 	$(BIN)/python -m pytest -q -n $(TEST_PROCESSES) -m "not slow"
 
