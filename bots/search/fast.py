@@ -389,8 +389,9 @@ def _cat_play(state, seat: int, legal: list, rng: random.Random, scores: bool = 
             if not voids[c] and board[c][r - 1] == -1:
                 m |= 1 << c
         masks[r] = m
-    # cards still playable later, with no new void and with one for the led
-    # colour; each action then only corrects its own rank's count (O(1) per action)
+    # cards still playable later: with the led colour still open to this seat,
+    # and with it closed by a new void; each action then corrects only its own
+    # rank's count (O(1) per action)
     void_clear = ~(1 << led) if led is not None and not voids[led] else -1
     live_kept = sum(k for r, k in counts.items() if masks[r])
     live_void = sum(k for r, k in counts.items() if masks[r] & void_clear)
