@@ -113,7 +113,9 @@ class BotPool:
         clients: list[BotClient] = []
         try:
             for name, count in demand.items():
-                for _ in range(count if name not in self._prestart_failed else 0):
+                if name in self._prestart_failed:
+                    continue
+                for _ in range(count):
                     try:
                         clients.append(self.acquire(name))
                     except Exception:  # noqa: BLE001 - a bot fault or a harness error: its
