@@ -21,11 +21,14 @@ run: $(STAMP)
 # Tests run on TEST_PROCESSES processes at once (pytest-xdist), then the
 # `serial` ones alone: the hostile bots, whose attacks reach for every process
 # on the machine and whose fork bombs and CPU burners strain its limits.
+# worksteal: an idle process takes tests queued for a busy one (tests/conftest.py
+# puts the slow ones first in each process's share).
 TEST_PROCESSES ?= 2
+XDIST := -n $(TEST_PROCESSES) --dist worksteal
 
 test: $(STAMP) lint
 	sh scripts/ensure-chromium
-	$(BIN)/python -m pytest -q -n $(TEST_PROCESSES) -m "not serial"
+	$(BIN)/python -m pytest -q $(XDIST) -m "not serial"
 	$(BIN)/python -m pytest -q -m serial
 
 # Static checks, part of `make test`: ruff on everything, mypy on the harness,
@@ -38,7 +41,7 @@ lint: $(STAMP)
 # killed runs, the search's strength, the conformance suite at six and seven
 # players; the serial ones are all slow).
 test-fast: $(STAMP)
-	$(BIN)/python -m pytest -q -n $(TEST_PROCESSES) -m "not slow"
+	$(BIN)/python -m pytest -q $(XDIST) -m "not slow"
 
 bench: $(STAMP)
 	$(BIN)/python -m harness.bench
