@@ -1,13 +1,14 @@
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 
-
-def pytest_collection_modifyitems(config, items: list) -> None:
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Slow tests first in every xdist process's share: `--dist worksteal`
     gives each process a contiguous share of this list and lets an idle one
     steal from the end of another's, so the long tests start early on both
