@@ -196,6 +196,7 @@ def test_text_on_stdout_is_named_as_such():
 
 
 # ---- the pipe transport's own regressions ---------------------------------------------
+import select  # noqa: E402
 import sys  # noqa: E402
 import time  # noqa: E402
 
@@ -269,7 +270,9 @@ def test_a_reply_already_in_the_pipe_at_the_deadline_counts():
     answering = PipeTransport([sys.executable, "-c", code])
     silent = PipeTransport([sys.executable, "-c", "import time; time.sleep(30)"])
     try:
-        time.sleep(1.0)  # the reply is written; the deadline below has passed
+        # wait until the reply is in the pipe (a loaded machine may take a
+        # while to start Python); the deadline below has then passed
+        assert select.select([answering.process.stdout], [], [], 30)[0], "no reply written"
         assert answering.receive(time.monotonic() - 0.5) == {"type": "action", "index": 1}
         started = time.monotonic()
         with pytest.raises(BotTimeout):

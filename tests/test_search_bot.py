@@ -245,29 +245,42 @@ def test_search_is_reproducible_with_a_fixed_number_of_playouts():
     assert choices[0] == choices[1]
 
 
+def _timed(call, *args):
+    """(result, wall seconds, this thread's CPU seconds) of ``call(*args)``."""
+    wall, cpu = time.perf_counter(), time.thread_time()
+    result = call(*args)
+    return result, time.perf_counter() - wall, time.thread_time() - cpu
+
+
 @pytest.mark.parametrize("slug", ["tenos_square", "kings_order", "tateyoko", "seven_peak"])
 def test_search_answers_within_its_time_budget(slug):
+    """The search stops at its own deadline: the CPU it spends stays within
+    the budget plus one playout, whatever else the machine runs (a search
+    that ran on would spend more). The wall time, which a busy machine
+    stretches (other tests start bot processes on the other core), must
+    stay within the decision limit, as in a league: these figures once
+    failed a wall-time bound of 310 ms at 324 ms under such a load."""
     bot = SearchBot(ms=60, share=0.25)
     bot.on_start({"match_id": "budget", "game": slug, "seat": 0, "players": 4, "teams": None,
                   "limits": {"decision_ms": 1000, "cpu_s": 60}})
-    worst = 0.0
+    worst_cpu = worst_wall = 0.0
     asked = 0
     for _game, seat, obs, legal in decision_points(slug, 4, seed=1):
         if seat != 0 or len(legal) == 1:
             continue
-        started = time.perf_counter()
-        index = bot.choose(obs, legal, 1000)
-        worst = max(worst, time.perf_counter() - started)
+        index, wall, cpu = _timed(bot.choose, obs, legal, 1000)
+        worst_cpu, worst_wall = max(worst_cpu, cpu), max(worst_wall, wall)
         assert 0 <= index < len(legal)
         asked += 1
         if asked >= 6:
             break
     # 60 ms of playouts, a playout begun just before the end, the heuristic's own move
-    assert worst < 0.06 + 0.25, worst
+    assert worst_cpu < 0.06 + 0.25, worst_cpu
+    assert worst_wall < 1.0, worst_wall
     # a small time_left_ms bounds it by its share
-    started = time.perf_counter()
-    bot.choose(obs, legal, 100)
-    assert time.perf_counter() - started < 0.025 + 0.25
+    _, wall, cpu = _timed(bot.choose, obs, legal, 100)
+    assert cpu < 0.025 + 0.25, cpu
+    assert wall < 1.0, wall
 
 
 @pytest.fixture(scope="module")
