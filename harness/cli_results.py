@@ -263,7 +263,7 @@ def _match(store: Any, match_id: str) -> tuple[dict[str, Any], list[dict[str, An
         fail(str(exc.args[0]))
 
 
-@app.command()
+@app.command(short_help="One self-contained HTML page: ratings, head to head, faults, replays.")
 def report(
     league: str = typer.Argument(..., help="League name (as stored) or league file."),
     output: Path = typer.Option(None, "--output", "-o", metavar="FILE.html",

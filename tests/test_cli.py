@@ -245,6 +245,17 @@ def test_help_version_and_the_module_entry_point():
     assert done.returncode == 0 and "stderr" in done.stdout, "read commands are registered"
 
 
+def test_the_command_list_gives_each_command_one_line():
+    """A summary that runs on past the end of its sentence's line in the
+    docstring would show broken mid-sentence in `league --help`."""
+    out = CliRunner().invoke(app, ["--help"], env={"COLUMNS": "250"}).stdout
+    panel = out[out.index("Commands"):]
+    rows = [line.strip("│ ") for line in panel.splitlines()[1:] if line.startswith("│")]
+    names = [command.name or command.callback.__name__ for command in app.registered_commands]
+    assert len(rows) == len(names) == 13, rows
+    assert [row.split()[0] for row in rows] == names
+
+
 def test_report_and_replay_pages_from_the_cli(tmp_path):
     path = tmp_path / "p.toml"
     path.write_text('name = "p"\ngame = "target"\nbots = ["random", "faulty_exit"]\n'
