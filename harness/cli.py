@@ -501,7 +501,7 @@ def _save_ratings(store: Any, league: str) -> list[Any]:
     the read commands never write)."""
     from harness.ratings import rate
 
-    rows = rate(store.seat_rows(league))
+    rows = rate(store.seat_tuples(league))
     store.save_ratings(league, [r.as_dict() for r in rows])
     return rows
 

@@ -65,7 +65,7 @@ def table(
         fail(f"no results for league {name!r} in {db}")
     if versus is not None and len(versus) != 2:
         fail("--versus takes two bots: --versus A --versus B")
-    fit = rating_fit(store.seat_rows(name))  # read in chunks, never a list of every row
+    fit = rating_fit(store.seat_tuples(name))  # read in chunks, never a list of every row
     rows = fit.rows
     if not all_versions:
         latest = {versions[-1] for versions in store.bot_versions().values()}
@@ -81,7 +81,7 @@ def table(
                                    "differences": [d.as_dict() for d in fit.differences()
                                                    if d.first in order and d.second in order]}
         if matrix:
-            bots, rates, games = _ordered_head_to_head(head_to_head(store.seat_rows(name)), order)
+            bots, rates, games = _ordered_head_to_head(head_to_head(store.seat_tuples(name)), order)
             payload["head_to_head"] = {
                 a: {b: (None if games[i][j] == 0 else round(float(rates[i][j]), 4))
                     for j, b in enumerate(bots) if i != j} for i, a in enumerate(bots)}
@@ -95,7 +95,7 @@ def table(
     _print_table(rows, labels, think)
     _print_differences(pairs, labels)
     if matrix:
-        _print_matrix(_ordered_head_to_head(head_to_head(store.seat_rows(name)), order), labels)
+        _print_matrix(_ordered_head_to_head(head_to_head(store.seat_tuples(name)), order), labels)
 
 
 def _differences(fit: Any, order: list[str], versus: Optional[list[str]]) -> list[Any]:

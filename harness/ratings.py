@@ -73,9 +73,9 @@ from __future__ import annotations
 
 import math
 import zlib
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from itertools import islice
+from itertools import chain, compress, islice
 from operator import itemgetter
 from typing import Any
 
@@ -137,8 +137,29 @@ def _chunks(rows: Iterable[dict[str, Any]]) -> Iterator[list[dict[str, Any]]]:
         yield chunk
 
 
-def _column(chunk: list[dict[str, Any]], key: str, dtype: Any) -> np.ndarray:
-    return np.fromiter(map(itemgetter(key), chunk), dtype=dtype, count=len(chunk))
+@dataclass(frozen=True)
+class RowTuples:
+    """Seat rows as tuples of ``columns``, in lists (``chunks``): what a
+    database cursor gives, read without building a dict per row (a million
+    matches are three million rows)."""
+
+    columns: tuple[str, ...]
+    chunks: Iterable[list[tuple[Any, ...]]]
+
+
+# what the ratings read: seat rows as dicts, as tuples, or as columns already
+SeatRows = Iterable[dict[str, Any]] | RowTuples | Seats
+# a chunk's rows and where each field is in them: a name (dicts) or a position (tuples)
+Chunk = tuple[list[Any], Callable[[str], "str | int | None"]]
+
+
+def _column(chunk: Chunk, key: str, dtype: Any) -> np.ndarray:
+    return np.fromiter(_field(chunk, key), dtype=dtype, count=len(chunk[0]))
+
+
+def _field(chunk: Chunk, key: str) -> Iterator[Any]:
+    rows, at = chunk
+    return map(itemgetter(at(key)), rows)
 
 
 @dataclass
@@ -151,21 +172,22 @@ class _Columns:
     leagues: dict[Any, int]
     with_deal: bool
 
-    def add(self, chunk: list[dict[str, Any]]) -> None:
-        ids = list(map(itemgetter("match_id"), chunk))
+    def add(self, chunk: Chunk) -> None:
+        rows, at = chunk
+        ids = list(_field(chunk, "match_id"))
         self.ids.append(ids)
         columns = {
             "hash": np.fromiter(map(hash, ids), dtype=np.int64, count=len(ids)),
-            "bot": _encode(self.bots, list(map(itemgetter("bot"), chunk))),
+            "bot": _encode(self.bots, list(_field(chunk, "bot"))),
             "seat": _column(chunk, "seat", np.int32), "team": _column(chunk, "team", np.int32),
             "rank": _column(chunk, "rank", np.int32), "score": _column(chunk, "score", float),
-            "fault": np.fromiter(map(bool, map(itemgetter("fault_kind"), chunk)), dtype=bool,
-                                 count=len(chunk)),
+            "fault": np.fromiter(map(bool, _field(chunk, "fault_kind")), dtype=bool,
+                                 count=len(rows)),
         }
         if self.with_deal:
             columns["deal"] = _column(chunk, "deal", np.int64)
-            leagues = (list(map(itemgetter("league"), chunk)) if "league" in chunk[0]
-                       else [None] * len(chunk))
+            leagues = (list(_field(chunk, "league")) if at("league") is not None
+                       else [None] * len(rows))
             columns["league"] = _encode(self.leagues, leagues)
         for name, values in columns.items():
             self.parts.setdefault(name, []).append(values)
@@ -174,19 +196,90 @@ class _Columns:
         """The whole column, freeing its chunks."""
         return np.concatenate(self.parts.pop(name))
 
+    def select(self, keep: np.ndarray) -> _Columns:
+        """The rows where ``keep`` holds, as if only they had been read:
+        bots and leagues that none of them has are gone."""
+        ids = list(compress(chain.from_iterable(self.ids), keep.tolist()))
+        parts = {name: [np.concatenate(chunks)[keep]] for name, chunks in self.parts.items()}
+        bots = _recode(parts["bot"], self.bots)
+        leagues = _recode(parts["league"], self.leagues) if "league" in parts else {}
+        return _Columns([ids], parts, bots, leagues, self.with_deal)
 
-def read_seats(seat_rows: Iterable[dict[str, Any]]) -> Seats:
+
+def _recode(parts: list[np.ndarray], index: dict[Any, int]) -> dict[Any, int]:
+    """Renumber the codes in ``parts[0]`` to those present, in place; their
+    keys' new index."""
+    present = np.zeros(len(index) + 1, dtype=bool)
+    present[parts[0]] = True
+    kept = {key: code for key, code in index.items() if present[code]}
+    new_code = np.zeros(len(index) + 1, dtype=np.int32)
+    new_code[list(kept.values())] = np.arange(len(kept), dtype=np.int32)
+    parts[0] = new_code[parts[0]]
+    return {key: i for i, key in enumerate(kept)}
+
+
+class FinishOrder:
+    """Seat rows read once, from which the ratings of the first k matches
+    to finish are fitted as if only their rows had been read: the report's
+    convergence chart refits a dozen prefixes without holding the rows or
+    reading the store again. ``finished``: the match IDs in the order the
+    matches finished; a row of another match (one stored after that list was
+    read, while a league runs) is in no prefix."""
+
+    def __init__(self, seat_rows: Iterable[dict[str, Any]] | RowTuples,
+                 finished: Sequence[Any]) -> None:
+        place = {match_id: i for i, match_id in enumerate(finished)}
+        self.columns = _read_columns(seat_rows)
+        ids: Iterator[Any] = chain.from_iterable(self.columns.ids) if self.columns else iter(())
+        unlisted = len(place)
+        self.finish = np.fromiter((place.get(match_id, unlisted) for match_id in ids), dtype=np.int64)
+
+    def first(self, matches: int) -> Seats:
+        if self.columns is None:
+            return read_seats([])
+        return _seats_of(self.columns.select(self.finish < matches))
+
+
+def read_seats(seat_rows: SeatRows) -> Seats:
     """Columns from seat rows (match_id, seat, bot, team, score, rank,
     fault_kind, and optionally deal and league), read in chunks with C
     loops, so that a generator is never held whole."""
-    columns: _Columns | None = None
-    for chunk in _chunks(seat_rows):
-        if columns is None:
-            columns = _Columns([], {}, {}, {}, chunk[0].get("deal") is not None)
-        columns.add(chunk)
+    if isinstance(seat_rows, Seats):
+        return seat_rows
+    columns = _read_columns(seat_rows)
     if columns is None:
         empty = np.zeros(0, np.int64)
         return Seats([], empty, empty, empty, empty, empty, np.zeros(0), np.zeros(0, bool), empty, 0)
+    return _seats_of(columns)
+
+
+def _read_columns(seat_rows: Iterable[dict[str, Any]] | RowTuples) -> _Columns | None:
+    columns: _Columns | None = None
+    for chunk in _located_chunks(seat_rows):
+        if columns is None:
+            deal = chunk[1]("deal")
+            columns = _Columns([], {}, {}, {}, deal is not None and chunk[0][0][deal] is not None)
+        columns.add(chunk)
+    return columns
+
+
+def _located_chunks(seat_rows: Iterable[dict[str, Any]] | RowTuples) -> Iterator[Chunk]:
+    if isinstance(seat_rows, RowTuples):
+        position = {name: i for i, name in enumerate(seat_rows.columns)}
+        yield from ((rows, position.get) for rows in seat_rows.chunks if rows)
+        return
+    for rows in _chunks(seat_rows):
+        yield rows, _key_in(rows[0])
+
+
+def _key_in(row: dict[str, Any]) -> Callable[[str], str | None]:
+    def key(name: str) -> str | None:
+        return name if name in row else None
+    return key
+
+
+def _seats_of(columns: _Columns) -> Seats:
+    """The sorted columns (consumes ``columns``)."""
     match = _match_codes(columns)
     if columns.with_deal:
         block, blocks = _deal_blocks(columns)
@@ -356,9 +449,9 @@ class Comparisons:
         return matrix
 
 
-def comparisons(seat_rows: Iterable[dict[str, Any]] | Seats) -> Comparisons:
+def comparisons(seat_rows: SeatRows) -> Comparisons:
     """Pairwise outcomes between the teams of every match, aggregated."""
-    seats = seat_rows if isinstance(seat_rows, Seats) else read_seats(seat_rows)
+    seats = read_seats(seat_rows)
     return _pairs(seats, *_teams(seats))
 
 
@@ -753,7 +846,7 @@ class RatingFit:
                 for i in range(len(order)) for j in range(i + 1, len(order))]
 
 
-def rating_fit(seat_rows: Iterable[dict[str, Any]], samples: int = BOOTSTRAP_SAMPLES,
+def rating_fit(seat_rows: SeatRows, samples: int = BOOTSTRAP_SAMPLES,
                seed: int = 0) -> RatingFit:
     """Fit the ratings and their uncertainty from seat rows (any order; a
     generator is read in chunks)."""
@@ -762,7 +855,8 @@ def rating_fit(seat_rows: Iterable[dict[str, Any]], samples: int = BOOTSTRAP_SAM
     if not n:
         return RatingFit([], np.zeros(0), np.zeros((0, 0)), np.zeros((samples, 0)), [])
     stats = _seat_stats(seats)
-    seats.score = seats.seat = seats.fault = np.zeros(0)   # not needed any more: free them
+    if seats is not seat_rows:  # read here: free what is not needed any more
+        seats.score = seats.seat = seats.fault = np.zeros(0)
     data = _pairs(seats, *_teams(seats))
     del seats
     wins, losses, _ = data.totals()
@@ -805,7 +899,7 @@ def _t975(dof: int) -> float:
             + (3 * z**7 + 19 * z**5 + 17 * z**3 - 15 * z) / (384 * dof**3))
 
 
-def rate(seat_rows: Iterable[dict[str, Any]], samples: int = BOOTSTRAP_SAMPLES,
+def rate(seat_rows: SeatRows, samples: int = BOOTSTRAP_SAMPLES,
          seed: int = 0) -> list[RatingRow]:
     """The rating table, best first."""
     return rating_fit(seat_rows, samples, seed).rows
@@ -842,7 +936,7 @@ def _seat_stats(seats: Seats) -> list[tuple[int, float, float, int]]:
             for g, s, r, f in zip(games, score_sum, rank_sum, faults, strict=True)]
 
 
-def head_to_head(seat_rows: Iterable[dict[str, Any]]) -> tuple[list[str], np.ndarray, np.ndarray]:
+def head_to_head(seat_rows: SeatRows) -> tuple[list[str], np.ndarray, np.ndarray]:
     """Score rate of row bot against column bot (wins + ties/2) and counts:
     each bot of a team against each different bot of another team."""
     data = comparisons(seat_rows)

@@ -22,7 +22,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from harness.ratings import head_to_head, rate
+from harness.ratings import FinishOrder, head_to_head, rate
 from harness.replay_html import esc, html_page, write_replay_html
 
 if TYPE_CHECKING:
@@ -52,26 +52,6 @@ td.zero { color:#b5bcc8; }
 
 
 # ---- reading the league -----------------------------------------------------
-def _seat_rows_by_finish(store: Store, league: str) -> tuple[list[dict[str, Any]], list[int]]:
-    """Seat rows in the order matches finished, and the row count after each
-    match: the prefixes the convergence chart refits are then plain slices."""
-    cursor = store.db.execute(
-        "SELECT s.match_id, s.seat, s.bot, s.team, s.score, s.rank, s.fault_kind, m.deal, "
-        "m.league FROM seats s JOIN matches m ON m.id = s.match_id WHERE m.league = ? "
-        "ORDER BY m.finished_at, m.id, s.seat", [league])
-    columns = [c[0] for c in cursor.description]
-    rows: list[dict[str, Any]] = []
-    ends: list[int] = []
-    for values in cursor:
-        row = dict(zip(columns, values))
-        if rows and row["match_id"] != rows[-1]["match_id"]:
-            ends.append(len(rows))
-        rows.append(row)
-    if rows:
-        ends.append(len(rows))
-    return rows, ends
-
-
 def checkpoints(matches: int, count: int = CHECKPOINTS) -> list[int]:
     """Match counts to refit at: every count for a tiny league, else
     geometric from about 1% of the league to all of it (early ratings move
@@ -83,10 +63,11 @@ def checkpoints(matches: int, count: int = CHECKPOINTS) -> list[int]:
     return sorted({min(matches, round(first * ratio ** i)) for i in range(count)} | {matches})
 
 
-def convergence(rows: list[dict[str, Any]], ends: list[int],
-                points: Sequence[int]) -> list[tuple[int, list[Any]]]:
-    """(matches, rating rows) at each checkpoint."""
-    return [(k, rate(rows[:ends[k - 1]])) for k in points]
+def convergence(seats: FinishOrder, points: Sequence[int]) -> list[tuple[int, list[Any]]]:
+    """(matches, rating rows) at each checkpoint: the first k matches to
+    finish (the league's rows are read once, as columns: a million matches'
+    rows as dicts would cost gigabytes)."""
+    return [(k, rate(seats.first(k))) for k in points]
 
 
 def _labels(bots: Sequence[str]) -> dict[str, str]:
@@ -491,13 +472,12 @@ def report_html(store: Store, league_name: str) -> tuple[str, list[str]]:
     league = next((r for r in store.leagues() if r["name"] == league_name), None)
     if league is None:
         raise KeyError(f"no league {league_name!r} in {store.path}")
-    rows, ends = _seat_rows_by_finish(store, league_name)
-    counts = fault_counts(store, league_name) if rows else {}
+    played, faulted = store.league_match_count(league_name)
+    counts = fault_counts(store, league_name) if played else {}
     examples = fault_examples(store, league_name, counts) if counts else []
-    faulted = store.league_match_count(league_name)[1]
-    body = [_title(league, len(ends), faulted)]
-    if rows:
-        body += _result_sections(rows, ends, counts, examples, faulted,
+    body = [_title(league, played, faulted)]
+    if played:
+        body += _result_sections(store, league_name, counts, examples, faulted,
                                  store.think_times(league_name))
     else:
         body.append('<div class="card"><p>No results yet: run the league first.</p></div>')
@@ -516,10 +496,12 @@ def _title(league: dict[str, Any], played: int, faulted: int) -> str:
             '<a href="#settings">settings</a></nav>')
 
 
-def _result_sections(rows: list[dict[str, Any]], ends: list[int],
-                     counts: dict[tuple[str, str], int], examples: list[dict[str, Any]],
-                     faulted: int, think: dict[str, tuple[int, float, float]]) -> list[str]:
-    history = convergence(rows, ends, checkpoints(len(ends)))
+def _result_sections(store: Store, league: str, counts: dict[tuple[str, str], int],
+                     examples: list[dict[str, Any]], faulted: int, think: dict[str, tuple[int, float, float]]) -> list[str]:
+    finished = store.finish_order(league)  # first: matches stored later are left out
+    played = len(finished)
+    seats = FinishOrder(store.seat_tuples(league), finished)
+    history = convergence(seats, checkpoints(played))
     table = history[-1][1]
     order = [r.bot for r in table]
     labels = _labels(order + sorted({b for b, _ in counts} - set(order)))
@@ -536,7 +518,7 @@ def _result_sections(rows: list[dict[str, Any]], ends: list[int],
         '<div class="card" id="h2h"><h2>Head to head</h2><p class="lead">The row bot\'s score '
         'rate against the column bot (finishing ahead = 1, a tie = ½), over n pairwise '
         'comparisons; ordered by rating.</p>'
-        f'<div class="scroll">{heatmap(order, head_to_head(rows), labels)}</div>'
+        f'<div class="scroll">{heatmap(order, head_to_head(seats.first(played)), labels)}</div>'
         f'{_heat_legend()}</div>',
         f'<div class="card" id="faults"><h2>Faults</h2><p class="lead">Faulted seats per bot and '
         'kind (a random stand-in played on for the bot). Counts and match IDs link to replays.'

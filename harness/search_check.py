@@ -47,7 +47,7 @@ def check_game(folder: Path, slug: str, deals: int, workers: int | None) -> bool
     summary = run_league(league, store, workers=workers, concurrency=2)
     faults = fault_counts(store, league.name)
     think = store.think_times(league.name)
-    fit = rating_fit(store.seat_rows(league.name))
+    fit = rating_fit(store.seat_tuples(league.name))
     ids = {name: league.bot_id(name) for name in BOTS}
     diff = fit.difference(ids["search"], ids["heuristic"])
     print(f"{slug} ({league.players}p): {summary.played} matches, harness errors {summary.errors}, "

@@ -22,6 +22,7 @@ from typing import Any, cast
 import sqlite_utils
 from sqlite_utils.db import Table
 
+from harness.ratings import CHUNK, RowTuples
 from harness.records import MatchResult
 
 
@@ -212,13 +213,26 @@ class Store:
     def seat_rows(self, league: str) -> Iterator[dict[str, Any]]:
         """Every seat result of a league, ordered by match ID then seat, so
         anything computed from them does not depend on finishing order."""
+        rows = self.seat_tuples(league)
+        for chunk in rows.chunks:
+            for values in chunk:
+                yield dict(zip(rows.columns, values))
+
+    def seat_tuples(self, league: str) -> RowTuples:
+        """``seat_rows`` as tuples, in chunks: the ratings read them without
+        a dict per row."""
         cursor = self.db.execute(
             "SELECT s.match_id, s.seat, s.bot, s.team, s.score, s.rank, s.fault_kind, m.deal, "
             "m.league FROM seats s JOIN matches m ON m.id = s.match_id WHERE m.league = ? "
             "ORDER BY s.match_id, s.seat", [league])
-        columns = [c[0] for c in cursor.description]
-        for row in cursor:
-            yield dict(zip(columns, row))
+        columns = tuple(c[0] for c in cursor.description)
+        return RowTuples(columns, iter(lambda: cursor.fetchmany(CHUNK), []))
+
+    def finish_order(self, league: str) -> list[str]:
+        """A league's match IDs in the order they finished (then by ID)."""
+        return [row[0] for row in self.db.execute(
+            "SELECT id FROM matches WHERE league = ? ORDER BY COALESCE(finished_at, 0), id",
+            [league])]
 
     def matches(self, league: str | None = None, bot: str | None = None,
                 fault: str | None = None, limit: int = 50) -> list[dict[str, Any]]:

@@ -211,3 +211,60 @@ def test_match_ids_that_collide_in_hash_are_still_told_apart(monkeypatch):
     expected = rate(rows)
     monkeypatch.setattr(ratings, "hash", lambda _: 0, raising=False)
     assert rate(rows) == expected
+
+
+@pytest.mark.parametrize("deals", [40, 1500])  # 1500 deal groups: hashed into 1000 blocks
+def test_the_first_k_matches_to_finish_rate_as_if_only_they_were_read(deals):
+    """The report's convergence chart: one read, then each prefix of the
+    finishing order fitted from it, bots that had not played yet left out."""
+    from harness.ratings import FinishOrder
+
+    rows = synthetic_matches({"a": 0.5, "b": 0.0, "c": -0.5, "d": 0.2}, 1600, 3, seed=14,
+                             deals=deals)
+    late = {"m01500", "m01550"}  # a fifth bot plays only in the last matches to finish
+    for r in rows:
+        if r["match_id"] in late and r["seat"] == 0:
+            r["bot"] = "e"
+    finished = sorted({r["match_id"] for r in rows}, key=lambda m: (int(m[1:]) % 7, m))
+    place = {m: i for i, m in enumerate(finished)}
+    random.Random(3).shuffle(rows)
+    seats = FinishOrder(iter(rows), finished)
+    for k in (1, 9, 700, 1505, 1600):
+        first = [r for r in rows if place[r["match_id"]] < k]
+        expected = rate(first)
+        assert rate(seats.first(k)) == expected
+        assert ("e" in [r.bot for r in expected]) == (k == 1600 or
+                                                      any(place[m] < k for m in late))
+    bots, rates, games = head_to_head(seats.first(1600))
+    expected_bots, expected_rates, expected_games = head_to_head(rows)
+    assert bots == expected_bots
+    np.testing.assert_array_equal(games, expected_games)
+    np.testing.assert_array_equal(np.nan_to_num(rates, nan=-1), np.nan_to_num(expected_rates, nan=-1))
+
+
+def test_a_match_stored_after_the_finishing_order_was_read_is_in_no_prefix():
+    from harness.ratings import FinishOrder
+
+    rows = synthetic_matches({"a": 0.5, "b": 0.0, "c": -0.5}, 30, 3, seed=15, deals=5)
+    finished = sorted({r["match_id"] for r in rows})
+    seats = FinishOrder(rows + [row("late", seat, "late-bot", seat, seat + 1, deal=0,
+                                    league="synthetic") for seat in range(3)], finished)
+    assert rate(seats.first(30)) == rate(rows)
+
+
+def test_no_rows_give_no_prefixes():
+    from harness.ratings import FinishOrder
+
+    assert rate(FinishOrder([], []).first(3)) == []
+
+
+@pytest.mark.parametrize("deals", [None, 6])
+def test_rows_as_tuples_rate_as_the_same_rows_as_dicts(deals):
+    from harness.ratings import RowTuples
+
+    rows = synthetic_matches({"a": 0.5, "b": 0.0, "c": -0.5}, 90, 3, seed=16, deals=deals)
+    columns = tuple(rows[0])
+    values = [tuple(r[c] for c in columns) for r in rows]
+    chunks = [values[i:i + 50] for i in range(0, len(values), 50)]
+    assert rate(RowTuples(columns, iter(chunks))) == rate(rows)
+    assert rate(RowTuples(columns, iter([]))) == []
