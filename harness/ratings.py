@@ -171,6 +171,7 @@ class _Columns:
     bots: dict[str, int]
     leagues: dict[Any, int]
     with_deal: bool
+    distinct_hashes: bool = False  # known: no two match IDs share a hash
 
     def add(self, chunk: Chunk) -> None:
         rows, at = chunk
@@ -199,11 +200,11 @@ class _Columns:
     def select(self, keep: np.ndarray) -> _Columns:
         """The rows where ``keep`` holds, as if only they had been read:
         bots and leagues that none of them has are gone."""
-        ids = list(compress(chain.from_iterable(self.ids), keep.tolist()))
+        ids = [list(compress(chain.from_iterable(self.ids), keep.tolist()))] if self.ids else []
         parts = {name: [np.concatenate(chunks)[keep]] for name, chunks in self.parts.items()}
         bots = _recode(parts["bot"], self.bots)
         leagues = _recode(parts["league"], self.leagues) if "league" in parts else {}
-        return _Columns([ids], parts, bots, leagues, self.with_deal)
+        return _Columns(ids, parts, bots, leagues, self.with_deal, self.distinct_hashes)
 
 
 def _recode(parts: list[np.ndarray], index: dict[Any, int]) -> dict[Any, int]:
@@ -229,10 +230,18 @@ class FinishOrder:
     def __init__(self, seat_rows: Iterable[dict[str, Any]] | RowTuples,
                  finished: Sequence[Any]) -> None:
         place = {match_id: i for i, match_id in enumerate(finished)}
-        self.columns = _read_columns(seat_rows)
-        ids: Iterator[Any] = chain.from_iterable(self.columns.ids) if self.columns else iter(())
-        unlisted = len(place)
-        self.finish = np.fromiter((place.get(match_id, unlisted) for match_id in ids), dtype=np.int64)
+        self.matches = len(place)
+        self.columns = columns = _read_columns(seat_rows)
+        ids: Iterator[Any] = chain.from_iterable(columns.ids) if columns else iter(())
+        self.finish = np.fromiter((place.get(match_id, self.matches) for match_id in ids),
+                                  dtype=np.int64)
+        del place
+        if columns is not None and columns.with_deal:
+            # the IDs are only needed to tell apart matches whose IDs share a
+            # hash; without such a pair, drop them (a third of the memory)
+            hashes = np.concatenate(columns.parts["hash"])
+            if len(np.unique(hashes)) == len(set(chain.from_iterable(columns.ids))):
+                columns.ids, columns.distinct_hashes = [], True
 
     def first(self, matches: int) -> Seats:
         if self.columns is None:
@@ -326,6 +335,8 @@ def _match_codes(columns: _Columns) -> np.ndarray:
     del hashes
     match = np.empty(len(order), dtype=np.int32)
     match[order] = np.cumsum(new, dtype=np.int32) - 1
+    if columns.distinct_hashes:
+        return match
     seen: set[Any] = set()
     for ids in columns.ids:
         seen.update(ids)

@@ -498,9 +498,9 @@ def _title(league: dict[str, Any], played: int, faulted: int) -> str:
 
 def _result_sections(store: Store, league: str, counts: dict[tuple[str, str], int],
                      examples: list[dict[str, Any]], faulted: int, think: dict[str, tuple[int, float, float]]) -> list[str]:
-    finished = store.finish_order(league)  # first: matches stored later are left out
-    played = len(finished)
-    seats = FinishOrder(store.seat_tuples(league), finished)
+    # the finishing order first: matches stored after it are left out
+    seats = FinishOrder(store.seat_tuples(league), store.finish_order(league))
+    played = seats.matches
     history = convergence(seats, checkpoints(played))
     table = history[-1][1]
     order = [r.bot for r in table]

@@ -268,3 +268,14 @@ def test_rows_as_tuples_rate_as_the_same_rows_as_dicts(deals):
     chunks = [values[i:i + 50] for i in range(0, len(values), 50)]
     assert rate(RowTuples(columns, iter(chunks))) == rate(rows)
     assert rate(RowTuples(columns, iter([]))) == []
+
+
+def test_prefixes_tell_apart_matches_whose_ids_collide_in_hash(monkeypatch):
+    import harness.ratings as ratings
+    from harness.ratings import FinishOrder
+
+    rows = synthetic_matches({"a": 0.5, "b": 0.0, "c": -0.5}, 60, 3, seed=17, deals=6)
+    finished = sorted({r["match_id"] for r in rows}, reverse=True)
+    expected = rate([r for r in rows if r["match_id"] in finished[:25]])
+    monkeypatch.setattr(ratings, "hash", lambda _: 0, raising=False)
+    assert rate(FinishOrder(rows, finished).first(25)) == expected
