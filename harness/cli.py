@@ -266,7 +266,8 @@ def print_stderr_tail(who: str, tail: str, lines: int = 15) -> None:
 
 
 # ---- compliance ------------------------------------------------------------------------
-@app.command(short_help="Check that a bot follows the protocol, step by step; exits 3 on any failure.")
+@app.command(short_help="Check that a bot follows the protocol, step by step; exits 3 on any "
+                         "failure.")
 def check(
     bot: str = typer.Argument(..., help="Bot name, or the path of its manifest."),
     game: Optional[list[str]] = typer.Option(None, "--game", "-g", metavar="GAME",
@@ -506,7 +507,8 @@ def _save_ratings(store: Any, league: str) -> list[Any]:
     return rows
 
 
-@app.command(short_help="Is B better than A? A sequential test on paired duplicate deals, resumable.")
+@app.command(short_help="Is B better than A? A sequential test on paired duplicate deals, "
+                         "resumable.")
 def sprt(
     game: str = typer.Argument(..., help="Game slug."),
     baseline: str = typer.Argument(..., help="A: the bot to beat."),

@@ -244,9 +244,10 @@ class FinishOrder:
                 columns.ids, columns.distinct_hashes = [], True
 
     def first(self, matches: int) -> Seats:
-        if self.columns is None:
+        keep = self.finish < matches
+        if self.columns is None or not keep.any():
             return read_seats([])
-        return _seats_of(self.columns.select(self.finish < matches))
+        return _seats_of(self.columns.select(keep))
 
 
 def read_seats(seat_rows: SeatRows) -> Seats:

@@ -497,7 +497,8 @@ def _title(league: dict[str, Any], played: int, faulted: int) -> str:
 
 
 def _result_sections(store: Store, league: str, counts: dict[tuple[str, str], int],
-                     examples: list[dict[str, Any]], faulted: int, think: dict[str, tuple[int, float, float]]) -> list[str]:
+                     examples: list[dict[str, Any]], faulted: int,
+                     think: dict[str, tuple[int, float, float]]) -> list[str]:
     # the finishing order first: matches stored after it are left out
     seats = FinishOrder(store.seat_tuples(league), store.finish_order(league))
     played = seats.matches

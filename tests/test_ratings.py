@@ -239,7 +239,8 @@ def test_the_first_k_matches_to_finish_rate_as_if_only_they_were_read(deals):
     expected_bots, expected_rates, expected_games = head_to_head(rows)
     assert bots == expected_bots
     np.testing.assert_array_equal(games, expected_games)
-    np.testing.assert_array_equal(np.nan_to_num(rates, nan=-1), np.nan_to_num(expected_rates, nan=-1))
+    np.testing.assert_array_equal(np.nan_to_num(rates, nan=-1),
+                                  np.nan_to_num(expected_rates, nan=-1))
 
 
 def test_a_match_stored_after_the_finishing_order_was_read_is_in_no_prefix():
@@ -256,6 +257,8 @@ def test_no_rows_give_no_prefixes():
     from harness.ratings import FinishOrder
 
     assert rate(FinishOrder([], []).first(3)) == []
+    rows = synthetic_matches({"a": 0.5, "b": 0.0}, 10, 2, seed=18, deals=3)
+    assert rate(FinishOrder(rows, sorted({r["match_id"] for r in rows})).first(0)) == []
 
 
 @pytest.mark.parametrize("deals", [None, 6])
