@@ -236,12 +236,11 @@ class FinishOrder:
         self.finish = np.fromiter((place.get(match_id, self.matches) for match_id in ids),
                                   dtype=np.int64)
         del place
-        if columns is not None and columns.with_deal:
-            # the IDs are only needed to tell apart matches whose IDs share a
-            # hash; without such a pair, drop them (a third of the memory)
-            hashes = np.concatenate(columns.parts["hash"])
-            if len(np.unique(hashes)) == len(set(chain.from_iterable(columns.ids))):
-                columns.ids, columns.distinct_hashes = [], True
+        # the IDs are only needed to tell apart matches whose IDs share a hash;
+        # without such a pair, drop them (a third of the memory)
+        if columns is not None and columns.with_deal and _one_id_per_hash(
+                len(np.unique(np.concatenate(columns.parts["hash"]))), columns.ids):
+            columns.ids, columns.distinct_hashes = [], True
 
     def first(self, matches: int) -> Seats:
         keep = self.finish < matches
@@ -336,15 +335,18 @@ def _match_codes(columns: _Columns) -> np.ndarray:
     del hashes
     match = np.empty(len(order), dtype=np.int32)
     match[order] = np.cumsum(new, dtype=np.int32) - 1
-    if columns.distinct_hashes:
-        return match
-    seen: set[Any] = set()
-    for ids in columns.ids:
-        seen.update(ids)
-    if len(seen) == int(new.sum()):
+    if columns.distinct_hashes or _one_id_per_hash(int(new.sum()), columns.ids):
         return match
     index: dict[Any, int] = {}
     return np.concatenate([_encode(index, ids) for ids in columns.ids])
+
+
+def _one_id_per_hash(distinct_hashes: int, ids: Iterable[list[Any]]) -> bool:
+    """No two of the match IDs share a hash, given how many distinct hashes they have."""
+    seen: set[Any] = set()
+    for chunk in ids:
+        seen.update(chunk)
+    return len(seen) == distinct_hashes
 
 
 def _match_ids(columns: _Columns, match: np.ndarray) -> list[Any]:
