@@ -208,6 +208,24 @@ def _best_first(hand, counts, piles, ctx, value=hand_value):
     return best[1]
 
 
+def play_or_pass(best: tuple[float, int] | None, hand_size: int, left: float) -> str:
+    """The turn step's choice from the best set's (value, size), if any: play
+    a set worth enough per card for the turns left (``left``), else pass.
+    The search's playout policy (``bots.search.fast``) decides by it too."""
+    if best is None:
+        return "pass"
+    value, n = best
+    if left <= 1.5:
+        return "play"
+    cards_per_turn = hand_size / left
+    target = 4.0 if cards_per_turn < 1.2 else 3.0 if cards_per_turn < 2.0 else 2.0
+    if value / n >= target and n >= 3:
+        return "play"
+    if left <= 2.5 and value >= 6:
+        return "play"
+    return "pass"
+
+
 def choose(obs: dict, legal: list, rng: random.Random) -> int:
     if len(legal) == 1:
         return 0
@@ -231,19 +249,7 @@ def choose(obs: dict, legal: list, rng: random.Random) -> int:
                 value += 2  # emptying the hand ends the game on my terms
             if best is None or value > best[0]:
                 best = (value, n)
-        if best is None:
-            return legal.index("pass")
-        value, n = best
-        per_card = value / n
-        if left <= 1.5:
-            return legal.index("play")
-        cards_per_turn = len(hand) / left
-        target = 4.0 if cards_per_turn < 1.2 else 3.0 if cards_per_turn < 2.0 else 2.0
-        if per_card >= target and n >= 3:
-            return legal.index("play")
-        if left <= 2.5 and value >= 6:
-            return legal.index("play")
-        return legal.index("pass")
+        return legal.index(play_or_pass(best, len(hand), left))
 
     if step == "value":
         left = _turns_left(obs)

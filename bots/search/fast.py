@@ -821,19 +821,7 @@ def seven_peak_policy(state, seat: int, legal: list, rng: random.Random) -> int:
                 value += 2
             if best is None or value > best[0]:
                 best = (value, n)
-        if best is None:
-            return legal.index("pass")
-        value, n = best
-        per_card = value / n
-        if left <= 1.5:
-            return legal.index("play")
-        cards_per_turn = len(hand) / left
-        target = 4.0 if cards_per_turn < 1.2 else 3.0 if cards_per_turn < 2.0 else 2.0
-        if per_card >= target and n >= 3:
-            return legal.index("play")
-        if left <= 2.5 and value >= 6:
-            return legal.index("play")
-        return legal.index("pass")
+        return legal.index(h.play_or_pass(best, len(hand), left))
     if step == "value":
         left = _sp_turns_left(state, seat)
         best = None
