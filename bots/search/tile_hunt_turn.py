@@ -44,7 +44,9 @@ more), +91 [+73, +109] over the heuristic on those 160, +83 [+69, +98] on
 320. Playing the early rolls as well: +6 [-17, +31] on 160 other deals,
 for 96 ms a decision rather than 60; again with the fitted default move,
 +7 [-11, +25] on 300 fresh deals (9000-9299; +99 against +92 over the
-heuristic), for 97 ms rather than 59; not done. Leaving the default at
+heuristic), for 97 ms rather than 59; a third time, +5 [-9, +18] on 481
+fresh deals (12000-12480; +101 against +96), +6 [-5, +16] pooled with the
+300: not done. Leaving the default at
 ``z_final`` 0.8 rather than 1.3 standard errors: +16 [-9, +39] paired at
 100 ms on 160 fresh deals (1220-1379), +26 [+0, +53] at 400 playouts on
 80 others. The searching seat playing the tuned default move in its own
