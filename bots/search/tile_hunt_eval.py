@@ -59,10 +59,10 @@ tile's points, its score squared, and for each pair the score difference
 through tanh at two scales. Held-out log-loss over all stages: 0.6162 for
 these six refitted (0.6163 with the weights below), 0.6152 to 0.6161 for
 each addition, 0.6141 for all of them; the final round's start moves most
-(0.413 to 0.408), four rounds left hardly (0.680 to 0.679). The fitted
-values measured +27 Elo for the default move when they took the log-loss
-from 0.658 to 0.617; a twentieth of that change is not worth a default move
-that is harder to read.
+(0.413 to 0.408), four rounds left hardly (0.680 to 0.679). The fit
+itself, 0.617 against 0.658 for the score alone, gained +27 Elo for the
+default move over valuing the ends by points; a gain in log-loss a
+twentieth of that one is not worth a default move that is harder to read.
 """
 
 from __future__ import annotations
