@@ -421,3 +421,17 @@ def test_the_oracle_probe_names_the_games_it_knows():
 
     with pytest.raises(SystemExit, match="no probe for limit"):
         oracle_worlds(get_game("limit").new(3, 1))
+
+
+def test_arena_step_tests_given_on_the_command_line_read_one_field_and_pickle():
+    """``--set search_step=obs:FIELD[==TEXT]``: the test travels to the
+    arena's worker processes (pickled) and reads one observation field."""
+    import pickle
+
+    from bots.search.arena import StepTest
+
+    final = pickle.loads(pickle.dumps(StepTest("final_round", None)))
+    assert final({"final_round": True}) and not final({"final_round": False})
+    late = StepTest("phase", "late")
+    assert late({"phase": "late"}) and not late({"phase": "early"})
+    assert StepTest("", None)({})  # "always"

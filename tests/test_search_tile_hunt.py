@@ -59,22 +59,28 @@ def test_with_the_heuristics_values_the_turn_dp_plays_the_heuristics_move() -> N
 
 def test_turn_search_is_legal_and_seeded() -> None:
     def play(seed: int) -> list[int]:
-        searcher = Searcher("tile_hunt", 0, 3, seed)
         moves = []
-        for _game, obs, legal, _ in _decisions(range(1), players=3):
-            searched = config_for("tile_hunt").search_step(obs)
-            if obs["current_player"] == 0 and searched and len(legal) > 1:
-                outcome = searcher.choose(obs, legal, Budget(iterations=60))
-                assert 0 <= outcome.index < len(legal)
-                turn = searcher.turn_search.turn  # the turn search played it, early takes included
-                assert turn is not None and turn.key == (obs["round"], obs["turn_position"])
-                moves.append(outcome.index)
-                early_takes.append(obs["phase"] == "early")
+        for match in range(4):  # a searcher per match, as a bot process has
+            searcher = Searcher("tile_hunt", 0, 3, seed + match)
+            moves.extend(searched_moves(searcher, match))
         return moves
 
-    early_takes: list[bool] = []
+    def searched_moves(searcher: Searcher, match: int) -> list[int]:
+        moves = []
+        for _game, obs, legal, _ in _decisions(range(match, match + 1), players=3):
+            searched = config_for("tile_hunt").search_step(obs)
+            if obs["current_player"] == 0 and len(legal) > 1:
+                outcome = searcher.choose(obs, legal, Budget(iterations=60))
+                assert 0 <= outcome.index < len(legal)
+                assert outcome.searched == searched == obs["final_round"]
+                if searched:  # the turn search played it
+                    turn = searcher.turn_search.turn
+                    assert turn is not None and turn.key == (obs["round"], obs["turn_position"])
+                    moves.append(outcome.index)
+        return moves
+
     first = play(5)
-    assert len(first) > 5 and any(early_takes)
+    assert len(first) > 5
     assert play(5) == first
 
 
@@ -189,3 +195,84 @@ def test_the_tuned_move_takes_safe_chips_over_a_tile_easy_to_steal_back() -> Non
         assert wire_legal[heuristic(obs, wire_legal, random.Random(1))] == ["take", tile]
         tuned = wire_legal[BASES["tile_hunt"](obs, wire_legal, random.Random(1))]
         assert tuned == ("chips" if tile == "2-duo" else ["take", tile]), (tile, tuned)
+
+
+# ---- the final round valued exactly (bots.search.tile_hunt_exact, a probe) ----
+def _final_round_turns(position: int, seeds: range):
+    """Final-round states at the start of the turn of ``position`` in the
+    order (heuristic self-play)."""
+    for game, obs, _legal, _ in _decisions(seeds):
+        if (obs["final_round"] and obs["turn_position"] == position and obs["step"] == "roll"
+                and obs["rerolls_left"] == 2):
+            yield game.clone()
+
+
+def _redraw_first_roll(state, rng: random.Random):
+    """``state`` with the turn's first roll (drawn as the turn started) drawn again."""
+    twin = state.clone()
+    twin.rng = random.Random(rng.getrandbits(64))
+    twin.dice = sorted(rng.randint(1, 6) for _ in range(5))
+    return twin
+
+
+def test_the_exact_odds_of_a_turn_are_how_the_heuristic_plays_it() -> None:
+    """The chance of each way a turn ends, computed from the heuristic's
+    dice DP, matches the heuristic playing that turn from fresh rolls."""
+    from collections import Counter
+
+    from bots.search.fast import _tile_hunt, tile_hunt_policy
+    from bots.search.tile_hunt_exact import FinalRound
+
+    exact = FinalRound(_tile_hunt(), lambda state: 0.0, 0, [1, 2, 3])
+    rng = random.Random(7)
+    states = [s for position in (1, 2) for s in _final_round_turns(position, range(2))]
+    assert len(states) >= 3
+    for state in states:
+        chances = dict(exact.turn_ends(state))
+        assert abs(sum(chances.values()) - 1.0) < 1e-9
+        counts: Counter = Counter()
+        n = 4000
+        for _ in range(n):
+            game = _redraw_first_roll(state, rng)
+            while True:
+                legal = game.legal_actions()
+                action = legal[tile_hunt_policy(game, game.current_player(), legal, rng)]
+                if game.step == "take":
+                    break
+                game.apply_unchecked(action)
+            if action == "chips":
+                counts[("chips", min(game.dice.count(1), game.supply))] += 1
+            else:
+                counts[("reversal", "reversal") if action == "reversal" else tuple(action)] += 1
+        for end in set(chances) | set(counts):
+            p, seen = chances.get(end, 0.0), counts[end] / n
+            assert abs(seen - p) <= 4.5 * math.sqrt(max(p * (1 - p), 1e-4) / n), (end, p, seen)
+
+
+def test_the_exact_value_of_the_final_round_is_what_playouts_average() -> None:
+    """With one turn after the current one, the exact value (the last turn
+    scored without playing it) agrees with playing both turns out with the
+    heuristic at every seat, from fresh rolls; and the last turn's shortcut
+    agrees with playing each of its ends."""
+    from bots.search.tile_hunt_exact import FinalRound
+
+    rng = random.Random(11)
+    checked = 0
+    for state in _final_round_turns(2, range(4)):
+        me = state.order[0]
+        searcher = Searcher("tile_hunt", me, 4, 1)
+        exact = FinalRound(searcher.turn_search.dice, searcher.value, me, searcher.opponents)
+        for end, _ in exact.turn_ends(state):
+            last = exact.after(state, end)
+            if last.is_terminal():
+                continue
+            by_ends = sum(chance * searcher.value(exact.after(last, e))
+                          for e, chance in exact.turn_ends(last))
+            assert abs(exact.last_turn(last) - by_ends) < 1e-9
+        n = 2000
+        played = [searcher.playout(_redraw_first_roll(state, rng), rng, 8) for _ in range(n)]
+        mean = sum(played) / n
+        spread = math.sqrt(sum((x - mean) ** 2 for x in played) / (n - 1))
+        assert abs(mean - exact.worth(state)) <= 4.5 * spread / math.sqrt(n) + 1e-9
+        checked += 1
+    assert checked >= 2

@@ -39,6 +39,7 @@ import statistics
 import sys
 import time
 import zlib
+from dataclasses import asdict, dataclass
 from pathlib import Path
 
 import msgpack
@@ -142,6 +143,23 @@ def play(slug: str, players: int, seed: int, hero_seats: tuple[int, ...], oppone
             "searched": searched, "deviated": deviated, "playouts": playouts}
 
 
+@dataclass(frozen=True)
+class StepTest:
+    """A step test (``GameConfig.search_step``, ``turn_step``) given on the
+    command line, picklable for the worker processes: true where the
+    observation's ``field`` is (``wanted`` None) or is the text ``wanted``;
+    always true with no field."""
+
+    field: str
+    wanted: str | None
+
+    def __call__(self, obs: dict) -> bool:
+        if not self.field:
+            return True
+        value = obs[self.field]
+        return bool(value) if self.wanted is None else str(value) == self.wanted
+
+
 def _task(args):
     return play(*args)
 
@@ -225,8 +243,9 @@ def main() -> None:
     parser.add_argument("--out", type=Path, help="append one JSON line per match")
     parser.add_argument("--set", action="append", default=[], metavar="FIELD=VALUE",
                         help="override a GameConfig field (numbers; policy as a name; "
-                             "none turns a hook off, always makes a step test true; "
-                             "with --workers 1 for always)")
+                             "none turns a hook off, always makes a step test true, "
+                             "obs:FIELD a step test true where the observation's FIELD "
+                             "is, obs:FIELD==TEXT where it is TEXT)")
     parser.add_argument("--summary", type=Path, nargs="*", help="only summarize these files")
     parser.add_argument("--oracle", action="store_true",
                         help="a probe: the search sees the other hands (see the module's doc)")
@@ -250,7 +269,11 @@ def main() -> None:
     for item in args.set:
         key, value = item.split("=", 1)
         if value in ("none", "always"):  # a hook off, or a step test always true
-            overrides[key] = None if value == "none" else (lambda obs: True)
+            overrides[key] = None if value == "none" else StepTest("", None)
+            continue
+        if value.startswith("obs:"):  # a step test on one observation field
+            field, _, wanted = value[4:].partition("==")
+            overrides[key] = StepTest(field, wanted or None)
             continue
         try:
             overrides[key] = int(value)
@@ -271,7 +294,8 @@ def main() -> None:
     pool = mp.Pool(args.workers) if args.workers > 1 else None
     results = pool.imap_unordered(_task, tasks) if pool else map(_task, tasks)
     for row in results:
-        row["config"] = {k: "always" if callable(v) else v for k, v in overrides.items()}
+        row["config"] = {k: asdict(v) if isinstance(v, StepTest) else v
+                         for k, v in overrides.items()}
         if args.oracle:
             row["config"]["oracle"] = True
         rows.append(row)

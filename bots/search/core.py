@@ -31,8 +31,8 @@ estimates looks better than it is); otherwise the default move is played
 (a search that cannot tell the moves apart should not gamble).
 
 A game may bring its own search for some steps (``GameConfig.turn_search``):
-tile_hunt's late turns and early takes value the ways a turn can end and
-play the dice by dynamic programming over them
+tile_hunt's final round values the ways a turn can end and plays the
+dice by dynamic programming over them
 (``bots.search.tile_hunt_turn``). A game may
 also refine each sampled world (``GameConfig.refine``): kings_order deals
 the other hands again until the heuristic, holding them, would have played
