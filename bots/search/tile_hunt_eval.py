@@ -64,18 +64,18 @@ itself, 0.617 against 0.658 for the score alone, gained +27 Elo for the
 default move over valuing the ends by points; a gain in log-loss a
 twentieth of that one is not worth a default move that is harder to read.
 
-Nor is it fitted to the wrong player (Dec 4). The searching seat plays
-this tuned move against heuristics, whose final round (the reversal
-chased from the first roll) is far weaker, so its leads are safer than
-heuristic self-play says. Refitted on 12,000 matches (seeds
-900,000-911,999) with one seat (seed mod 4) playing the tuned move and
-the others the heuristic, on that seat's pairs only, with a per-stage
-intercept (its edge, about 0.4 in log-odds): held-out log-loss at the
-final round's start 0.456 against 0.467 for these weights with the
-intercept, two to five rounds left within 0.001. The tuned move with the
-refit measured +94 against +91 Elo over the heuristic on 2,000 fresh
-deals (seeds 60,000-61,999), +3 [-3, +9] paired; not kept, by a rule fixed
-before the run (keep it only with the whole interval above zero).
+Fitting it for the player that uses it gained no more than noise (Dec 4).
+The searching seat plays this tuned move against heuristics, whose final
+round (the reversal chased from the first roll) is far weaker, so its leads
+are safer than heuristic self-play says. Refitted on 12,000 matches (seeds
+900,000-911,999) with one seat (seed mod 4) playing the tuned move and the
+others the heuristic, on that seat's pairs only, with a per-stage intercept
+(its edge, about 0.4 in log-odds): held-out log-loss at the final round's
+start 0.456 against 0.467 for these weights with the intercept, two to five
+rounds left within 0.001. The tuned move with the refit measured +94 against
++91 Elo over the heuristic on 2,000 fresh deals (seeds 60,000-61,999), +3
+[-3, +9] paired; not kept, by a rule fixed before the run (keep it only with
+the whole interval above zero).
 """
 
 from __future__ import annotations
