@@ -282,3 +282,50 @@ def test_prefixes_tell_apart_matches_whose_ids_collide_in_hash(monkeypatch):
     expected = rate([r for r in rows if r["match_id"] in finished[:25]])
     monkeypatch.setattr(ratings, "hash", lambda _: 0, raising=False)
     assert rate(FinishOrder(rows, finished).first(25)) == expected
+
+
+@pytest.mark.parametrize("seed", [3, 4])
+def test_sparse_resamples_reach_the_root_of_the_penalised_score(seed):
+    """16 bots, 30 four-player matches, 400 Elo apart at the ends: Firth's
+    penalty is large next to the data, and Fisher scoring alone creeps to
+    some resamples' roots (linearly, at up to 0.97 a step; 200 steps were
+    not always enough). The fit must reach every root: one more step from
+    where it stops moves no strength by more than 0.02 Elo."""
+    strengths = {f"b{i:02d}": s for i, s in enumerate(np.linspace(-2.3, 2.3, 16))}
+    data = comparisons(synthetic_matches(strengths, 30, 4, seed=seed))
+    wins, losses, _ = data.totals()
+    rows = np.flatnonzero((data.first != data.second) & (wins + losses > 0))
+    design, firth = data.design[rows], data.order_effect[rows]
+    full = fit_strengths(design, wins[rows], (wins + losses)[rows], firth)
+    # resample whole matches, as the table's bootstrap does
+    counts = np.random.default_rng(seed).multinomial(data.blocks, np.full(data.blocks, 1 / data.blocks),
+                                                     size=300)
+    position = np.full(len(data.first), -1)
+    position[rows] = np.arange(len(rows))
+    kept = position[data.row] >= 0
+    weight = counts[:, data.block[kept]]
+    resampled = np.zeros((2, len(counts), len(rows)))
+    for k, outcome in enumerate((data.wins[kept], data.wins[kept] + data.losses[kept])):
+        np.add.at(resampled[k].T, position[data.row[kept]], (weight * outcome).T)
+    tol = 1e-5
+    theta = fit_strengths(design, resampled[0], resampled[1], firth, tol=tol, start=full)
+    step = np.stack([fit_strengths(design, resampled[0][s], resampled[1][s], firth, tol=0.0,
+                                   max_iter=1, start=theta[s]) - theta[s]
+                     for s in range(len(counts))])
+    assert np.abs(step).max() < 1e-4  # strengths: 0.017 Elo
+
+
+def test_the_outer_product_shortcut_gives_the_same_fit(monkeypatch):
+    """Small designs build the information from each row's flattened x x'
+    (one matrix product); large ones, past OUTER_VALUES, the plain way."""
+    import harness.ratings as ratings
+
+    rows = synthetic_matches({f"b{i}": 0.3 * i for i in range(6)}, 200, 4, seed=5, deals=25)
+    fast = rating_fit(rows)
+    monkeypatch.setattr(ratings, "OUTER_VALUES", 0)
+    assert ratings._outer_products(np.eye(2)) is None
+    plain = rating_fit(rows)
+    np.testing.assert_allclose([r.elo for r in fast.rows], [r.elo for r in plain.rows], atol=1e-9)
+    np.testing.assert_allclose([r.elo_low for r in fast.rows], [r.elo_low for r in plain.rows],
+                               atol=1e-9)
+    np.testing.assert_allclose(fast.draws, plain.draws, atol=1e-9)
