@@ -16,18 +16,20 @@ would choose from the revealed cards: whether the hand holds its suit, the
 farthest same-suit distance, the nearest distance when it lacks the suit.
 
 Fitted per stage by pairwise logistic regression (Newton's method, no
-intercept, L2 1e-3) on the feature differences of every pair of seats at
-every round start (after the reveal) of heuristic self-play (4 players,
-``fast.target_policy`` at every seat, match seeds 700,000-719,999): the
-outcome 1 / 0.5 / 0 for finishing ahead / tied / behind. Trained on the
-16,000 matches whose index is not a multiple of 5 (168,000 round starts,
-1.0 million pairs); on the other 4,000 the log-loss is 0.524 against 0.597
-for the previous estimate (targets plus 0.51 mean reach, 0.47 best reach
-and 0.24 suits, over sigma 0.7 and 1.5 rounds a missing target) and 0.693
-for a coin; by stage 0.653, 0.615, 0.568, 0.507, 0.407 (previous 0.701,
-0.642, 0.602, 0.573, 0.554). The previous estimate ranked hands much the
-same but was overconfident, most of all late. The hand features overlap
-(mean, high and mid): read their weights together, not one by one.
+intercept, L2 1e-3 on the summed log-loss) on the feature differences of
+every pair of seats at every round start (after the reveal) of heuristic
+self-play (4 players, ``fast.target_policy`` at every seat, match seeds
+700,000-719,999): the outcome 1 / 0.5 / 0 for finishing ahead / tied /
+behind. Trained on the 16,000 matches whose index is not a multiple of 5
+(168,000 round starts, 1.0 million pairs); on the other 4,000 the log-loss
+is 0.524 against 0.597 for the previous estimate (targets plus 0.51 mean
+reach, 0.47 best reach and 0.24 suits, over sigma 0.7 and 1.5 rounds a
+missing target) and 0.693 for a coin; by stage 0.653, 0.615, 0.568, 0.507,
+0.407 (previous 0.701, 0.642, 0.602, 0.573, 0.554); ``python -m
+bots.search.fitting target`` remakes these data and this fit (the weights
+below to their rounding). The previous estimate ranked hands much the same
+but was overconfident, most of all late. The hand features overlap (mean,
+high and mid): read their weights together, not one by one.
 """
 
 from __future__ import annotations
@@ -49,7 +51,7 @@ WEIGHTS = (
 )
 
 
-def _next_target(g: Any) -> int:
+def next_target(g: Any) -> int:
     """The target the start player's heuristic would choose (-1: none)."""
     if g.target >= 0:
         return g.target
@@ -89,5 +91,5 @@ def target_strengths(g: Any) -> list[float]:
     """Per seat, the strength whose differences are the log-odds of
     finishing ahead (see the module docstring)."""
     weights = WEIGHTS[min(max(len(t) for t in g.targets), 4)]
-    target = _next_target(g)
+    target = next_target(g)
     return [sum(map(mul, weights, features(g, s, target))) for s in range(g.num_players)]

@@ -18,16 +18,18 @@ features, one weight row per player count and rounds still to play
 - its place in the round's order, 0 (first) to 1 (last).
 
 Fitted per stage by pairwise logistic regression (Newton's method, no
-intercept, L2 1e-3) on the feature differences of every pair of seats at
-every round start but the first of heuristic self-play (the search's
-playout policy, ``fast.tile_hunt_policy``, at every seat; match seeds
-800,000-819,999 at 3 and at 4 players): the outcome 1 / 0.5 / 0 for
+intercept, L2 1e-3 on the mean log-loss) on the feature differences of every
+pair of seats at every round start but the first of heuristic self-play (the
+search's playout policy, ``fast.tile_hunt_policy``, at every seat; match
+seeds 800,000-819,999 at 3 and at 4 players): the outcome 1 / 0.5 / 0 for
 finishing ahead / tied / behind. Trained on the 16,000 matches a player
 count whose index is not a multiple of 5; on the other 4,000 the log-loss is
 0.617 at 4 players and 0.642 at 3, against 0.658 and 0.685 for the score
 difference over 300 points times the square root of the rounds left, and
-0.693 for a coin. The match is mostly dice: with 4 rounds left the fitted
-chance is little better than a coin (0.681 at 4 players).
+0.693 for a coin (``python -m bots.search.fitting tile_hunt [--players 3]``
+remakes these data and this fit: the weights below to 0.0012, the held-out
+log-loss to four decimals). The match is mostly dice: with 4 rounds left the
+fitted chance is little better than a coin (0.681 at 4 players).
 
 ``end_values`` values each way a turn can end before the final round by the
 mean chance of finishing ahead of the others at the next round's start, as
@@ -123,18 +125,24 @@ def strengths(rounds_left: int, owner: dict[str, int | None], chips: list[int],
     """Per seat, the strength whose differences are the log-odds of
     finishing ahead, at a round's start with ``order`` its seat order
     (``scores``: ``scores_of(owner, chips)``, which the caller has)."""
-    n = len(chips)
-    rows = WEIGHTS[n]
+    rows = WEIGHTS[len(chips)]
     weights = rows[min(max(rounds_left, 1), len(rows)) - 1]
+    return [sum(map(mul, weights, seat)) for seat in features(owner, chips, scores, order)]
+
+
+def features(owner: dict[str, int | None], chips: list[int], scores: list[int],
+             order: list[int]) -> list[list[float]]:
+    """Per seat, its features in the order of a ``WEIGHTS`` row (what
+    ``bots.search.fitting`` fits them on)."""
+    n = len(chips)
     tiles, exposed = [0] * n, [0.0] * n
     for name, seat in owner.items():
         if seat is not None:
             tiles[seat] += 1
             exposed[seat] += points(name) * STEAL_ODDS[name]
     place = {seat: i for i, seat in enumerate(order)}
-    return [sum(map(mul, weights, (scores[s] / 100, CHIP_POINTS * chips[s] / 100, exposed[s] / 100,
-                                   tiles[s], float(place[s] == 0), place[s] / (n - 1))))
-            for s in range(n)]
+    return [[scores[s] / 100, CHIP_POINTS * chips[s] / 100, exposed[s] / 100, tiles[s],
+             float(place[s] == 0), place[s] / (n - 1)] for s in range(n)]
 
 
 def chance_ahead(obs: dict, owner: dict[str, int | None], chips: list[int]) -> float:
