@@ -889,6 +889,8 @@ def _measured_variance(data: Comparisons, fitted_rows: np.ndarray, x: np.ndarray
 def _bootstrap(data: Comparisons, fitted_rows: np.ndarray, samples: int, seed: int,
                start: np.ndarray) -> np.ndarray:
     """Strengths (samples, bots) refitted on resampled bootstrap blocks."""
+    if not len(fitted_rows):  # no decisive comparison: every resample is the fit
+        return np.tile(start, (samples, 1))
     rng = np.random.default_rng(seed)
     counts = rng.multinomial(data.blocks, np.full(data.blocks, 1 / data.blocks), size=samples)
     position = np.full(len(data.first), -1)

@@ -329,3 +329,12 @@ def test_the_outer_product_shortcut_gives_the_same_fit(monkeypatch):
     np.testing.assert_allclose([r.elo_low for r in fast.rows], [r.elo_low for r in plain.rows],
                                atol=1e-9)
     np.testing.assert_allclose(fast.draws, plain.draws, atol=1e-9)
+
+
+def test_a_league_of_ties_alone_rates_everyone_at_the_mean():
+    """No decisive comparison at all (say, after one match that tied): the
+    table is the prior's, not an error from resampling nothing."""
+    rows = [row(f"t{m}", s, bot, s, 1) for m in range(3) for s, bot in enumerate("ab")]
+    table = rate(rows)
+    assert [r.elo for r in table] == [1500.0, 1500.0]
+    assert all(r.elo_high - r.elo_low > 1000 for r in table)
