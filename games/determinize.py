@@ -227,8 +227,10 @@ def _tile_hunt(obs: dict, rng: random.Random, decisions: int) -> Game:
     g.rerolls_left = obs["rerolls_left"]
     g.step = obs["step"]
     g.round = obs["round"]
-    g.log = [(seat, tuple(dice), taken if isinstance(taken, str) else tuple(taken))
-             for seat, dice, taken in obs["log"]]
+    g.turn_rolls = [tuple(dice) for dice in obs["turn_rolls"]]
+    g.log = [(seat, tuple(dice), taken if isinstance(taken, str) else tuple(taken),
+              tuple(tuple(roll) for roll in rolls))
+             for seat, dice, taken, rolls in obs["log"]]
     return g
 
 

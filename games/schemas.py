@@ -592,6 +592,9 @@ def _tile_hunt(k: Kit) -> GameSpec:
             Field("step", Str(("roll", "take", "over")), "The current player's step."),
             Field("dice", ListOf(die, 5, 5), "The current player's five dice, sorted (the last turn's dice once over)."),
             Field("rerolls_left", Int(0, 2), "Rerolls the current player has left this turn."),
+            Field("turn_rolls", ListOf(ListOf(die, 5, 5), 1, 3, caption="list[list[die]]"),
+                  "The dice (sorted) after each roll of the turn in progress, first to last: the last is "
+                  "`dice` (the last turn's once over)."),
             Field("tiles", ListOf(record(
                 Field("name", tile, "The tile."),
                 Field("points", Int(150, 800), "Its points."),
@@ -604,9 +607,11 @@ def _tile_hunt(k: Kit) -> GameSpec:
             Field("chips", k.per_seat(Int(0, 20)), "Per seat, bonus chips held (50 points each)."),
             Field("chip_supply", Int(0, 20), "Bonus chips left in the supply."),
             Field("scores", k.per_seat(NONNEG), "Per seat, tile points + 50 per chip."),
-            Field("log", ListOf(Tup((k.seat, ListOf(die, 5, 5), taken)),
-                                caption='list[[seat, list[die], "chips" or "reversal" or ["take", tile] or ["steal", tile]]]'),
-                  "Every finished turn, oldest first: the seat, its final dice (sorted) and what it took."),
+            Field("log", ListOf(Tup((k.seat, ListOf(die, 5, 5), taken, ListOf(ListOf(die, 5, 5), 1, 3))),
+                                caption='list[[seat, list[die], "chips" or "reversal" or ["take", tile] or '
+                                        '["steal", tile], list[list[die]]]]'),
+                  "Every finished turn, oldest first: the seat, its final dice (sorted), what it took, and "
+                  "the dice after each of its rolls, first to last."),
         ),
         steps=(
             Step("roll", '`step` is "roll" (the first roll is automatic; up to two rerolls).',

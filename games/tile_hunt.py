@@ -65,10 +65,12 @@ Rulings made here (the seed and RULINGS.md are silent)
   the take step is always asked, since bonus chips are always allowed. The
   face-down tile turned at an early turn's start is declared in ``REVEALS``.
 * Every player's dice and choice are seen by all: ``log`` keeps each finished
-  turn (seat, final dice, what was taken), since between two of a seat's
-  turns a tile can be taken and stolen again, and in the late phase a seat
-  can act twice. The rolls before a turn's last one are not kept. Added
-  without a rules-version change: play, match IDs and replays are as before.
+  turn (seat, final dice, what was taken, and every roll of it, first to
+  last), since between two of a seat's turns a tile can be taken and stolen
+  again, and in the late phase a seat can act twice; ``turn_rolls`` the
+  rolls of the turn in progress. Added without a rules-version change: play,
+  match IDs and replays are as before (the rolls since Dec 4; the golden
+  playthroughs' observation hashes changed with them, their actions did not).
 
 Actions
 -------
@@ -89,13 +91,15 @@ Observation layout (everything is public but the face-down tiles' order)
 (this round's seat order), ``previous_order`` (last round's; seat order in
 round 0), ``turn_position`` (index into ``order`` of the player to act),
 ``step`` ("roll", "take" or "over"), ``dice`` (sorted, the current player's
-dice), ``rerolls_left``, ``tiles`` (face-up start and normal tiles in the
+dice), ``rerolls_left``, ``turn_rolls`` (the dice after each roll of the
+turn in progress, first to last: the last is ``dice``), ``tiles`` (face-up start and normal tiles in the
 order they appeared, each ``{"name", "points", "owner"}`` with owner a seat
 or None), ``face_down`` (number of face-down normal tiles), ``reversal``
 ("aside", "face_up" or "taken"), ``winner`` (the reversal winner's seat or
 None), ``chips`` (per seat), ``chip_supply``, ``scores`` (per seat: tile
 points + 50 per chip), ``log`` (every finished turn, oldest first: [seat,
-[final dice], "chips" | "reversal" | ["take", tile] | ["steal", tile]]).
+[final dice], "chips" | "reversal" | ["take", tile] | ["steal", tile],
+[the dice after each of its rolls, first to last]]).
 """
 
 from __future__ import annotations
@@ -256,9 +260,11 @@ class TileHunt(Game):
         self.rerolls_left = 0
         self.step = "roll"
         self.round = -1
+        # the dice after each roll of the turn in progress, first to last
+        self.turn_rolls: list[tuple[int, ...]] = []
         # every finished turn: (seat, its final dice, what it took:
-        # "chips", "reversal", ("take", tile) or ("steal", tile))
-        self.log: list[tuple[int, tuple[int, ...], Action]] = []
+        # "chips", "reversal", ("take", tile) or ("steal", tile), its rolls)
+        self.log: list[tuple[int, tuple[int, ...], Action, tuple[tuple[int, ...], ...]]] = []
         self._start_round()
 
     # ---- flow ------------------------------------------------------------
@@ -307,6 +313,7 @@ class TileHunt(Game):
         # randint(1, 6) is 1 + _randbelow(6): the same numbers, less overhead
         roll = self.rng._randbelow  # type: ignore[attr-defined]  # private, not in typeshed
         self.dice = sorted([roll(6) + 1 for _ in range(NUM_DICE)])
+        self.turn_rolls = [tuple(self.dice)]
         self.rerolls_left = 2
         self.step = "roll"
         if self.events is not None:
@@ -387,6 +394,7 @@ class TileHunt(Game):
             roll = self.rng._randbelow  # type: ignore[attr-defined]  # as randint(1, 6), see _start_turn
             kept.extend([roll(6) + 1 for _ in action])
             self.dice = sorted(kept)
+            self.turn_rolls.append(tuple(self.dice))
             self.rerolls_left -= 1
             if self.events is not None:
                 self.narrate(f"seat {seat} rerolls {dice_text(action)}: {dice_text(self.dice)}")
@@ -394,7 +402,7 @@ class TileHunt(Game):
                 self.step = "take"
             return
         # take step
-        self.log.append((seat, tuple(self.dice), action))
+        self.log.append((seat, tuple(self.dice), action, tuple(self.turn_rolls)))
         if action == CHIPS:
             gained = min(self.dice.count(1), self.supply)
             self.chips[seat] += gained
@@ -434,6 +442,7 @@ class TileHunt(Game):
             "step": self.step,
             "dice": list(self.dice),
             "rerolls_left": self.rerolls_left,
+            "turn_rolls": [list(dice) for dice in self.turn_rolls],
             "tiles": [
                 {"name": name, "points": points(name), "owner": self.owner[name]}
                 for name in self.face_up
@@ -473,6 +482,7 @@ class TileHunt(Game):
         twin.order = list(self.order)
         twin.previous_order = list(self.previous_order)
         twin.dice = list(self.dice)
+        twin.turn_rolls = list(self.turn_rolls)  # tuples, never mutated
         twin.log = list(self.log)  # entries are tuples, never mutated
         return twin
 

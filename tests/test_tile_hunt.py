@@ -415,7 +415,8 @@ def test_the_log_replays_every_take_steal_and_chip(num_players):
             obs = game.observation(0)
             owner: dict[str, int] = {}
             chips, supply = [0] * num_players, CHIP_SUPPLY
-            for seat, dice, taken in obs["log"]:
+            for seat, dice, taken, rolls in obs["log"]:
+                assert rolls[-1] == dice and 1 <= len(rolls) <= 3
                 if taken == "chips":
                     gained = min(dice.count(1), supply)
                     chips[seat] += gained
@@ -428,3 +429,28 @@ def test_the_log_replays_every_take_steal_and_chip(num_players):
             assert chips == obs["chips"] and supply == obs["chip_supply"]
             checked += 1
     assert checked > 100 and steals > 0
+
+
+@pytest.mark.parametrize("num_players", [3, 4])
+def test_every_roll_of_a_turn_is_public_and_logged(num_players):
+    """Every roll is seen by all: `turn_rolls` grows by the new dice with
+    each reroll, and the finished turn's log entry keeps them all."""
+    rng = random.Random(num_players)
+    rerolls = 0
+    for seed in range(6):
+        game = get_game("tile_hunt").new(num_players, seed)
+        while not game.is_terminal():
+            before = game.observation(0)
+            assert before["turn_rolls"][-1] == before["dice"]
+            assert len(before["turn_rolls"]) == 3 - before["rerolls_left"] or before["step"] == "take"
+            action = rng.choice(game.legal_actions())
+            game.apply(action)
+            after = game.observation(0)
+            if before["step"] == "roll" and action != "stop":
+                rerolls += 1
+                assert after["turn_rolls"] == before["turn_rolls"] + [after["dice"]]
+            elif before["step"] == "take":
+                seat, dice, taken, rolls = after["log"][-1]
+                assert [list(r) for r in rolls] == before["turn_rolls"]
+                assert seat == before["current_player"] and list(dice) == before["dice"]
+    assert rerolls > 100
