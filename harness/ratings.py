@@ -670,17 +670,18 @@ def fit_strengths(design: np.ndarray, wins: np.ndarray, decisive: np.ndarray,
     to start from (the bootstrap starts from the fit of all the data).
 
     The first ``PLAIN_STEPS`` steps are plain Fisher scoring, damped where a
-    step overshoots; every fit of a league with more matches than bots we
-    measured has converged by then. Fisher scoring leaves out how the
-    penalty's leverages move with the strengths, so where the penalty is
-    large next to the data (a sparse league's bootstrap samples) it
-    converges only linearly, sometimes at 0.97 a step: past those steps each
-    sample is accelerated by Anderson mixing of its last ``MIXING_DEPTH``
-    steps, which finds the same root in a tenth of the steps. Mixing can
-    wander, though (one resample in a few hundred, and which one turns on
-    rounding), so the samples still moving after ``NEWTON_AFTER`` steps take
-    Newton steps, with the step's Jacobian from finite differences: a
-    dimension's worth of scoring steps each, for a handful of samples."""
+    step overshoots; every fit of the calibration's dense settings
+    (tests/test_ratings_calibration.py) converges within 7, and those are
+    unchanged. Fisher scoring leaves out how the penalty's leverages move
+    with the strengths, so where the penalty is large next to the data (a
+    sparse league's bootstrap samples) it converges only linearly, sometimes
+    at 0.97 a step: past those steps each sample is accelerated by Anderson
+    mixing of its last ``MIXING_DEPTH`` steps (the sparse setting's slowest
+    resample: 17 steps rather than 200). Mixing can wander, though (about
+    one resample in a thousand, and which one turns on rounding), so the
+    samples still moving after ``NEWTON_AFTER`` steps take Newton steps,
+    with the step's Jacobian from finite differences: a dimension's worth
+    of scoring steps each, for a handful of samples."""
     basis = _basis(design)
     x = design @ basis
     shape = wins.shape[:-1]
