@@ -56,11 +56,14 @@ Rulings made here (the seed and RULINGS.md are silent)
   cards drawn so far stay in hand and are scored.
 * Certificates are face down and unseen by everyone, their owner included
   (their values never matter: each is worth 1); observations only count them.
-* The cards played onto the field this round are public (``played``), and
-  so is who laid them and who passed: ``log`` keeps this round's finished
+* The cards played onto the field this round are public (``played``), and so
+  is who laid them and who passed: ``log`` keeps this round's finished
   turns (a seat with no legal card is skipped without being asked, so
   without it another seat's two turns could not be told apart). Added
-  without a rules-version change: play, match IDs and replays are as before.
+  without a rules-version change: play, match IDs and replays are as
+  before. ``previous_log`` keeps the round before, whole (added Dec 4): a
+  seat's last decision of a round can come before its end, and what
+  followed reached it only as points.
 * Jokers are interchangeable: when a player may play a joker only the lowest
   joker id in hand is offered.
 * ``scores()`` is the completed rounds' total plus, while the match is still
@@ -96,6 +99,7 @@ Observation layout
 played this turn so far), ``played`` (cards played onto the field this
 round, in order, the starting card first), ``log`` (this round's finished
 turns, oldest first: [seat, [cards laid, in order]], [] for a pass),
+``previous_log`` (the previous round's ``log``, whole; [] in the first),
 ``scores`` (per seat, completed
 rounds), ``last_round`` (per seat, points of the previous round).
 """
@@ -179,6 +183,7 @@ class AllAboard(Game):
         self.last_round_points = [0] * n
         self.round = -1
         self.over = False
+        self.log: list[tuple[int, tuple[int, ...]]] = []  # the round in progress's, from its start
         self._start_round()
 
     # ---- round flow ----------------------------------------------------
@@ -195,8 +200,10 @@ class AllAboard(Game):
             self.hands.append(hand)
         self.field = self.deck.pop()
         self.played = [self.field]
+        # the round before's log, whole: a seat's last decision can come before its end
+        self.previous_log = self.log
         # this round's finished turns: (seat, cards laid in order), () for a pass
-        self.log: list[tuple[int, tuple[int, ...]]] = []
+        self.log = []
         self.certs: list[list[int]] = [[] for _ in range(n)]
         self.passes = 0
         self.turn_plays = 0
@@ -335,6 +342,7 @@ class AllAboard(Game):
             "turn_plays": self.turn_plays,
             "played": list(self.played),
             "log": list(self.log),  # tuples pack as arrays; copied, not rebuilt
+            "previous_log": list(self.previous_log),
             "scores": list(self.total),
             "last_round": list(self.last_round_points),
         }
@@ -362,6 +370,7 @@ class AllAboard(Game):
         twin.hands = [list(h) for h in self.hands]
         twin.played = list(self.played)
         twin.log = list(self.log)  # entries are tuples, never mutated
+        twin.previous_log = self.previous_log  # never changed once its round is over
         twin.certs = [list(c) for c in self.certs]
         return twin
 

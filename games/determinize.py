@@ -336,7 +336,8 @@ def _all_aboard(obs: dict, rng: random.Random, decisions: int) -> Game:
     g.over = obs["current_player"] < 0
     g.field = obs["field"]
     g.played = list(obs["played"])
-    g.log = [(seat, tuple(cards)) for seat, cards in obs["log"]]
+    g.log, g.previous_log = ([(seat, tuple(cards)) for seat, cards in obs[key]]
+                             for key in ("log", "previous_log"))
     g.passes = obs["passes"]
     g.turn_plays = obs["turn_plays"]
     g.start_player = obs["start_player"]
@@ -373,8 +374,9 @@ def _tenos_square(obs: dict, rng: random.Random, decisions: int) -> Game:
     g.centre = list(obs["centre"])
     g.exchange_put = list(obs["exchange_put"])
     g.playing = obs["playing"]
-    g.log = [(s, kind, tuple(what) if kind == "exchange" else what, taken)
-             for s, kind, what, taken in obs["log"]]
+    g.log, g.previous_log = ([(s, kind, tuple(what) if kind == "exchange" else what, taken)
+                              for s, kind, what, taken in obs[key]]
+                             for key in ("log", "previous_log"))
     revealed = g.phase != CENTRE
     face_up = [c for row in obs["rows"] for c in row if c is not None]
     own_secret = obs["my_centre_card"]
@@ -582,7 +584,8 @@ def _tateyoko(obs: dict, rng: random.Random, decisions: int) -> Game:
     g._open_table = {}
     g._by_card = {}
     g.turn = [(x, y) for x, y, _ in obs["turn"]]
-    g.log = [(seat, tuple(cards)) for seat, cards in obs["log"]]
+    g.log, g.previous_log = ([(seat, tuple(cards)) for seat, cards in obs[key]]
+                             for key in ("log", "previous_log"))
     g.passes = obs["passes"]
     sizes = obs["hand_sizes"]
     pool = _minus(deck(), obs["hand"], list(g.grid.values()))
@@ -658,10 +661,10 @@ def _kings_order(obs: dict, rng: random.Random, decisions: int) -> Game:
     g.last_round_points = list(obs["last_round"])
     g.score_cards = [list(c) for c in obs["score_cards"]]
     g.discard_pile = list(obs["discard_pile"])
-    g.log = [
+    g.log, g.previous_log = ([
         (s, c, left, right, side, tuple(disc), named, tuple(handed), end)
-        for s, c, left, right, side, disc, named, handed, end in obs["log"]
-    ]
+        for s, c, left, right, side, disc, named, handed, end in obs[key]
+    ] for key in ("log", "previous_log"))
     g.phase = obs["phase"]
     g.start_player = obs["start_player"]
     g.to_act = obs["current_player"]

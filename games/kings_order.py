@@ -44,6 +44,9 @@ Rulings made here (the seed and RULINGS.md are silent)
   At the naming step another player always holds cards (two players held
   cards when the turn began). Players with no cards are skipped.
 * The last player's remaining hand is not scored.
+* ``previous_log`` keeps the round before, whole (added Dec 4, without a
+  rules-version change): a seat's last decision of a round can come before
+  its end, and what followed reached it only as points.
 * ``scores()`` and the observation's ``scores`` are the completed rounds'
   total plus the current round's points as they stand (all public).
 * Standings: by total score; there is no tie-break (the seed: every player
@@ -79,6 +82,7 @@ number of cards that lay left/right of the played card and ``discard``
 card this round, in order), ``log`` (this round's finished turns, each
 ``[seat, card, left, right, discarded side or None, discarded cards, named
 seat, handed cards, end handed from ("left"/"right") or None]``),
+``previous_log`` (the previous round's ``log``, whole; [] in the first),
 ``score_cards`` (per seat, sorted), ``set_aside`` (count of unseen set-aside
 cards), ``round_points`` (per seat, this round as it stands), ``scores``
 (per seat, total as it stands), ``last_round`` (per seat, points of the
@@ -170,6 +174,7 @@ class KingsOrder(Game):
         self.last_round_points = [0] * n
         self.round = -1
         self.over = False
+        self.log: list[tuple] = []  # the round in progress's, from its start
         self._start_round()
 
     # ---- round flow ----------------------------------------------------
@@ -182,7 +187,9 @@ class KingsOrder(Game):
         self.set_aside = cards[n * HAND_SIZE:]
         self.score_cards: list[list[int]] = [[] for _ in range(n)]
         self.discard_pile: list[int] = []
-        self.log: list[tuple] = []
+        # the round before's log, whole: a seat's last decision can come before its end
+        self.previous_log = self.log
+        self.log = []
         self.round_pts = [0] * n
         self.phase = "play"
         self.pending: dict | None = None
@@ -308,6 +315,7 @@ class KingsOrder(Game):
             "pending": self._pending_view(),
             "discard_pile": list(self.discard_pile),
             "log": list(self.log),  # tuples: never mutated
+            "previous_log": list(self.previous_log),
             "score_cards": [list(c) for c in self.score_cards],
             "set_aside": len(self.set_aside),
             "round_points": self._round_points(),
@@ -347,6 +355,7 @@ class KingsOrder(Game):
         twin.score_cards = [list(c) for c in self.score_cards]
         twin.discard_pile = list(self.discard_pile)
         twin.log = list(self.log)  # entries are tuples
+        twin.previous_log = self.previous_log  # never changed once its round is over
         twin.round_pts = list(self.round_pts)
         if self.pending is not None:
             twin.pending = dict(self.pending)

@@ -222,6 +222,14 @@ class Field:
     optional: bool = False
 
 
+def with_previous(log: Field, unit: str) -> tuple[Field, Field]:
+    """``log`` and ``previous_log``: the previous round's (game's, deal's)
+    log, whole, so what came after a seat's last decision in it is seen."""
+    return log, Field("previous_log", log.type,
+                      f"The previous {unit}'s `log`, whole ([] in the first): what happened after a seat's "
+                      f"last decision in it.")
+
+
 @dataclass(frozen=True)
 class Record(Type):
     """A map with fixed keys; its fields are documented as ``parent.key`` rows."""
@@ -760,10 +768,10 @@ def _all_aboard(k: Kit) -> GameSpec:
             Field("turn_plays", NONNEG, "Cards the current player has played so far this turn."),
             Field("played", ListOf(CARD_OR_JOKER, 1, unique=True),
                   "Cards played onto the field this round, in order, the starting field card first."),
-            Field("log", ListOf(Tup((k.seat, ListOf(CARD_OR_JOKER, unique=True, caption="list[card]"))),
+            *with_previous(Field("log", ListOf(Tup((k.seat, ListOf(CARD_OR_JOKER, unique=True, caption="list[card]"))),
                                 caption="list[[seat, list[card]]]"),
                   "This round's finished turns, oldest first: the seat and the cards it laid, in order; "
-                  "[] for a pass (a seat with no legal card is skipped without being asked)."),
+                  "[] for a pass (a seat with no legal card is skipped without being asked)."), "round"),
             k.scores("Per seat, total of the completed rounds (the round in progress depends on hidden hands)."),
             Field("last_round", k.per_seat(SCORE), "Per seat, points of the previous round (zeros before the first)."),
         ),
@@ -809,13 +817,13 @@ def _tenos_square(k: Kit) -> GameSpec:
             Field("exchange_put", ListOf(card, max_items=2, unique=True),
                   "Cards put so far in the exchange in progress."),
             Field("playing", Maybe(card), "The card being played (public once chosen), or null."),
-            Field("log", ListOf(OneOf((
+            *with_previous(Field("log", ListOf(OneOf((
                       Tup((k.seat, const("exchange"), ListOf(card, 2, 2, unique=True), OneOf((card, const("deck"))))),
                       Tup((k.seat, const("place"), card, Int(0, 8))))),
                       caption='list[[seat, "exchange", [card, card], card or "deck"] or [seat, "place", card, place]]'),
                   "This deal's public steps since the centre was revealed, oldest first: an exchange (the two "
                   "cards put, then the centre card taken, or \"deck\" for the deck's top card taken blind) "
-                  "and a card laid face up on a place (0-based) of that seat's row."),
+                  "and a card laid face up on a place (0-based) of that seat's row."), "deal"),
             Field("deck_size", NONNEG, "Cards in the deck (its top card is a blind exchange candidate)."),
             Field("scores", k.per_seat(NONNEG), "Per seat; with 4 players the team total (own + partner)."),
             Field("totals", k.per_seat(NONNEG), "Per seat, individual cumulative score of finished deals."),
@@ -939,10 +947,10 @@ def _tateyoko(k: Kit) -> GameSpec:
                   "Every card on the grid as [x, y, card], sorted by x then y."),
             Field("turn", ListOf(placed, caption="list[[x, y, card]]"),
                   "Cards placed so far in the current turn, in order; [] between turns."),
-            Field("log", ListOf(Tup((k.seat, ListOf(CARD, unique=True, caption="list[card]"))),
+            *with_previous(Field("log", ListOf(Tup((k.seat, ListOf(CARD, unique=True, caption="list[card]"))),
                                 caption="list[[seat, list[card]]]"),
                   "This game's finished turns, oldest first: the seat and the cards it placed, "
-                  "in order (`grid` says where each lies); [] for a pass. The turn in progress is `turn`."),
+                  "in order (`grid` says where each lies); [] for a pass. The turn in progress is `turn`."), "game"),
             Field("passes", Int(0, k.most), "Passes in a row; n end the game."),
             k.scores("Per seat, cumulative totals of the finished games."),
             Field("last_game", k.per_seat(SCORE), "Per seat, points of the previous game (zeros before the first)."),
@@ -989,10 +997,10 @@ def _kings_order(k: Kit) -> GameSpec:
                 Field("discard", Maybe(side), "The side discarded, or null (none yet, or an end card)."),
             )), "The current turn so far, or null between turns."),
             Field("discard_pile", cards, "Every card played or discarded this round, in order."),
-            Field("log", ListOf(entry, caption="list[[seat, card, left, right, side, cards, seat, cards, side]]"),
+            *with_previous(Field("log", ListOf(entry, caption="list[[seat, card, left, right, side, cards, seat, cards, side]]"),
                   "This round's finished turns: [seat, card played, cards left of it, cards right of it, "
                   "discarded side or null, discarded cards, named seat, handed cards, end handed from "
-                  "(\"left\"/\"right\") or null]."),
+                  "(\"left\"/\"right\") or null]."), "round"),
             Field("score_cards", k.per_seat(ListOf(CARD, unique=True)), "Per seat, score cards (public), by rank then suit."),
             Field("set_aside", Int(0, 39), "Cards set aside unseen this round."),
             Field("round_points", k.per_seat(NONNEG), "Per seat, this round's points as they stand (zeros once over)."),

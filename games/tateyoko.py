@@ -49,8 +49,11 @@ Rulings made here (the seed and RULINGS.md are silent)
 * Who placed which card, in what order, and who passed are public: everyone
   at the table sees each turn. ``log`` carries them for the game in
   progress (a seat is asked only at its own turns, and the grid alone does
-  not say who laid what). Added without a rules-version change: play, match
-  IDs and replays are as before; only the observation gained a field.
+  not say who laid what). Added without a rules-version change: play,
+  match IDs and replays are as before; only the observation gained a
+  field. ``previous_log`` keeps the game before, whole (added Dec 4): a
+  seat's last decision of a game can come before its end, and what
+  followed reached it only as points.
 * Standings: by total score; there is no tie-break (tied players share a rank).
 * The seed's optional early stop (a penalty threshold such as -20) is not
   used: the match is always n games (RULINGS.md).
@@ -78,7 +81,8 @@ current game), ``games`` (n), ``start_player`` (of this game), ``hand``
 of [x, y, card], sorted by x then y), ``turn`` (list of [x, y, card] placed
 so far in the current turn, in order; empty between turns), ``log``
 (this game's finished turns, oldest first, each [seat, [cards in the
-order placed]], [] for a pass; where each card lies is in ``grid``), ``passes``
+order placed]], [] for a pass; where each card lies is in ``grid``),
+``previous_log`` (the previous game's ``log``, whole; [] in the first), ``passes``
 (passes in a row), ``scores`` (cumulative totals of finished games),
 ``last_game`` (per-seat points of the previous game; zeros before),
 ``game_over`` (bool: the match has ended).
@@ -272,6 +276,7 @@ class Tateyoko(Game):
         self.total = [0] * n
         self.last_game_points = [0] * n
         self.to_act = 0
+        self.log: list[tuple[int, tuple[int, ...]]] = []  # the game in progress's, from its start
         self._start_game()
 
     # ---- game flow -------------------------------------------------------
@@ -295,9 +300,11 @@ class Tateyoko(Game):
         self._open_table: dict[tuple[int, int], tuple[int, ...]] = {}
         self._by_card: dict[int, tuple[tuple[int, int], ...]] = {}
         self.turn: list[tuple[int, int]] = []
+        # the game before's log, whole: a seat's last decision can come before its end
+        self.previous_log = self.log
         # this game's finished turns: (seat, the cards placed in order), () for a
         # pass; each card lies on the grid once, so the grid says where
-        self.log: list[tuple[int, tuple[int, ...]]] = []
+        self.log = []
         self.passes = 0
         self.to_act = self.start_player
         if self.events is not None:
@@ -472,6 +479,7 @@ class Tateyoko(Game):
             "grid": self._grid_view(),
             "turn": [[x, y, self.grid[(x, y)]] for x, y in self.turn],
             "log": list(self.log),  # tuples pack as arrays; copied, not rebuilt
+            "previous_log": list(self.previous_log),
             "passes": self.passes,
             "scores": list(self.total),
             "last_game": list(self.last_game_points),
@@ -507,6 +515,7 @@ class Tateyoko(Game):
             twin._view_grid = None
         twin.turn = list(self.turn)
         twin.log = list(self.log)  # entries are tuples, never mutated
+        twin.previous_log = self.previous_log  # never changed once its game is over
         return twin
 
     def redeal(self, player: int, seed: int) -> Tateyoko:

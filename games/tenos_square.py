@@ -73,8 +73,11 @@ Rulings made here (the seed and RULINGS.md are silent)
 * Who exchanged which cards, what they took (a centre card, or the deck's
   top card blind), and which card they laid on which place, in order, are
   public: ``log`` keeps them for the deal in progress (the centre and the
-  rows alone do not say who put which card or in what order). Added without
-  a rules-version change: play, match IDs and replays are as before.
+  rows alone do not say who put which card or in what order). Added
+  without a rules-version change: play, match IDs and replays are as
+  before. ``previous_log`` keeps the deal before, whole (added Dec 4): a
+  seat's last decision of a deal can come before its end, and what
+  followed reached it only as points.
 * Flow: the steps not asked (the forced puts, the play from a one-card
   hand, the exchange with fewer than 2 cards) depend only on hand sizes,
   which are public; the cards they turn face up are shown by the rules and
@@ -116,7 +119,8 @@ card this deal, or None), ``exchange_put`` (cards put so far in the exchange
 in progress), ``playing`` (the card being played, or None), ``log`` (this
 deal's public steps since the reveal, oldest first: ``[seat, "exchange",
 [the 2 cards put], card taken or "deck"]`` and ``[seat, "place", card,
-place]``), ``deck_size``,
+place]``), ``previous_log`` (the previous deal's ``log``, whole; [] in the
+first), ``deck_size``,
 ``scores`` (per seat; team totals with 4 players), ``totals`` (per seat,
 individual cumulative scores), ``last_deal_points`` (per seat points of the
 last finished deal, or None), ``went_out`` (seat that went out in each
@@ -222,6 +226,7 @@ class TenosSquare(Game):
         self.totals = [0] * n
         self.went_out: list[int] = []
         self.deal_points: list[int] | None = None
+        self.log: list[tuple] = []  # the deal in progress's, from its start
         self._start_deal()
 
     # ---- deal flow -------------------------------------------------------
@@ -253,9 +258,11 @@ class TenosSquare(Game):
         self.centre: list[int] = []
         self.exchange_put: list[int] = []
         self.playing: int | None = None
+        # the deal before's log, whole: a seat's last decision can come before its end
+        self.previous_log = self.log
         # this deal's public steps after the reveal, in order:
         # (seat, "exchange", (put, put), card taken or "deck"), (seat, "place", card, place)
-        self.log: list[tuple] = []
+        self.log = []
         self.phase = CENTRE
         self.to_act = self.start_player
         if self.events is not None:
@@ -426,6 +433,7 @@ class TenosSquare(Game):
             "exchange_put": list(self.exchange_put),
             "playing": self.playing,
             "log": list(self.log),  # tuples pack as arrays; copied, not rebuilt
+            "previous_log": list(self.previous_log),
             "deck_size": len(self.deck),
             "scores": self.scores(),
             "totals": list(self.totals),
@@ -472,6 +480,7 @@ class TenosSquare(Game):
         twin.centre = list(self.centre)
         twin.exchange_put = list(self.exchange_put)
         twin.log = list(self.log)  # entries are tuples, never mutated
+        twin.previous_log = self.previous_log  # never changed once its deal is over
         return twin
 
     def redeal(self, player: int, seed: int) -> TenosSquare:

@@ -168,17 +168,27 @@ LOGGED_GAMES = [
 def test_the_public_log_is_the_same_for_every_seat_and_only_grows(slug):
     """A game's `log` is public history: every seat sees the same one, and
     from one step to the next it only gains entries, unless a new round
-    starts it afresh (then it holds at most the new round's first steps)."""
+    starts it afresh (then it holds at most the new round's first steps,
+    and `previous_log` holds the round before whole, so nothing of it is
+    lost to a seat whose last decision came before its end)."""
     for num_players in get_game(slug).INFO.player_counts():
         before: list = []
-        grew = 0
+        grew = restarts = 0
         for state in kit.sample_states(slug, num_players, seed=5, every=1):
-            logs = [state.observation(seat)["log"] for seat in range(num_players)]
+            views = [state.observation(seat) for seat in range(num_players)]
+            logs = [view["log"] for view in views]
             assert all(log == logs[0] for log in logs), f"{slug} {num_players}p: seats see different logs"
             log = logs[0]
             if log[:len(before)] == before:
                 grew += len(log) > len(before)
             else:
                 assert len(log) <= num_players, f"{slug} {num_players}p: the log lost entries mid-round"
+                previous = views[0].get("previous_log")
+                assert previous is not None, f"{slug}: the log restarts without a previous_log"
+                assert all(view["previous_log"] == previous for view in views)
+                assert previous[:len(before)] == before and len(previous) >= len(before)
+                restarts += 1
             before = log
         assert grew > 5
+        if "previous_log" in views[0]:
+            assert restarts >= 1, f"{slug} {num_players}p: no round ended in the sampled states"
