@@ -57,6 +57,11 @@ Rulings made here (the seed and RULINGS.md are silent)
   the seat to act and the decision counter never depend on a hidden hand,
   except by dobon, which RULINGS makes a public event (declared in
   ``REVEALS``).
+* Every play is public, the last trick's included: ``last_tricks`` keeps the
+  previous round's tricks whole (added Dec 4, without a rules-version change:
+  play, match IDs and replays are as before), since a seat's last card of a
+  round can come before the round's end, and what followed reached it only
+  as points. The trick dobon voids is in it, with no winner.
 
 Redeal
 ------
@@ -97,7 +102,9 @@ of void colours in board order), ``leader`` (seat leading the current trick),
 {"leader", "plays", "winner"}), ``trick_number`` (0-based), ``tricks_won``
 (per seat, this round), ``scores`` (cumulative), ``last_round`` (points per
 seat of the previous round, None before), ``last_dobon`` (seat that caused
-dobon in the previous round, or None).
+dobon in the previous round, or None), ``last_tricks`` (the previous round's
+tricks as in ``tricks``, whole, [] before the first; a trick voided by dobon
+comes last, with winner None).
 """
 
 from __future__ import annotations
@@ -166,6 +173,12 @@ def trick_winner(plays: list[tuple[int, int, int]]) -> int:
     return max((p for p in plays if p[2] == led), key=lambda p: p[1])[0]
 
 
+def _tricks_view(tricks: list) -> list[dict]:
+    """Finished tricks as the observation shows them."""
+    return [{"leader": lead, "plays": [[s, r, COLOURS[c]] for s, r, c in plays], "winner": won}
+            for lead, plays, won in tricks]
+
+
 class CatInTheBox(Game):
     INFO = GameInfo(
         slug="cat_in_the_box",
@@ -190,6 +203,8 @@ class CatInTheBox(Game):
         self.total = [0] * n
         self.last_round: list[int] | None = None
         self.last_dobon: int | None = None
+        # the previous round's tricks, whole (a trick voided by dobon last, winner None)
+        self.last_tricks: list[tuple[int, list[tuple[int, int, int]], int | None]] = []
         self.round = -1
         self._start_round()
 
@@ -266,6 +281,8 @@ class CatInTheBox(Game):
             self.total[seat] += gained
         self.last_round = points
         self.last_dobon = dobon
+        void = [(self.leader, list(self.trick), None)] if dobon is not None and self.trick else []
+        self.last_tricks = [*self.history, *void]
         if self.events is not None:
             self.narrate(
                 f"round {self.round + 1} scored: "
@@ -373,19 +390,13 @@ class CatInTheBox(Game):
             "leader": self.leader,
             "led_colour": led,
             "trick": [[s, r, COLOURS[c]] for s, r, c in self.trick],
-            "tricks": [
-                {
-                    "leader": lead,
-                    "plays": [[s, r, COLOURS[c]] for s, r, c in plays],
-                    "winner": won,
-                }
-                for lead, plays, won in self.history
-            ],
+            "tricks": _tricks_view(self.history),
             "trick_number": len(self.history),
             "tricks_won": list(self.tricks_won),
             "scores": list(self.total),
             "last_round": None if self.last_round is None else list(self.last_round),
             "last_dobon": self.last_dobon,
+            "last_tricks": _tricks_view(self.last_tricks),
         }
 
     def reveals(self, action: Action, player: int) -> tuple | None:
@@ -412,6 +423,7 @@ class CatInTheBox(Game):
         twin.voids = [list(v) for v in self.voids]
         twin.trick = list(self.trick)
         twin.history = list(self.history)  # finished tricks are never mutated
+        twin.last_tricks = self.last_tricks  # never changed once its round is over
         twin.tricks_won = list(self.tricks_won)
         return twin
 

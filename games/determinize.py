@@ -174,10 +174,10 @@ def _cat(obs: dict, rng: random.Random, decisions: int) -> Game:
     g.board = [[EMPTY if o is None else o for o in obs["board"][c]] for c in COLOURS]
     g.voids = [[c in v for c in COLOURS] for v in obs["voids"]]
     g.trick = [(s, r, COLOUR_INDEX[c]) for s, r, c in obs["trick"]]
-    g.history = [
+    g.history, g.last_tricks = ([
         (t["leader"], [(s, r, COLOUR_INDEX[c]) for s, r, c in t["plays"]], t["winner"])
-        for t in obs["tricks"]
-    ]
+        for t in obs[key]
+    ] for key in ("tricks", "last_tricks"))
     g.tricks_won = list(obs["tricks_won"])
     g.leader = obs["leader"]
     g.phase = obs["phase"]
@@ -505,6 +505,8 @@ def _twin_shoot(obs: dict, rng: random.Random, decisions: int) -> Game:
         "tricks": tuple(last["tricks"]),
         "points": tuple(last["points"]),
         "open_team": last["open_team"],
+        "tricks_played": tuple((leader, tuple(cards), winner)
+                               for leader, cards, winner in last["tricks_played"]),
     }
     g.phase = obs["phase"]
     g.over = g.phase == "over"

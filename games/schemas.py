@@ -554,6 +554,13 @@ def _cat_in_the_box(k: Kit) -> GameSpec:
             k.scores("Per seat, cumulative points of the finished rounds (a round in progress adds nothing)."),
             Field("last_round", Maybe(k.per_seat(SCORE)), "Per seat, points of the previous round; null before the first."),
             Field("last_dobon", Maybe(k.seat), "Seat that caused dobon in the previous round, or null."),
+            Field("last_tricks", ListOf(record(
+                Field("leader", k.seat, "Seat that led the trick."),
+                Field("plays", ListOf(play, max_items=4), "[seat, rank, declared colour] in play order."),
+                Field("winner", Maybe(k.seat), "Seat that won the trick; null for the trick dobon voided."),
+            ), max_items=8, caption="list[object]"),
+                  "The previous round's tricks, whole ([] before the first), the trick voided by dobon "
+                  "(if any) last: what happened after a seat's last decision in it."),
         ),
         steps=(
             Step("discard", '`phase` is "discard": each player, from the start player in seat order.',
@@ -866,6 +873,7 @@ def _twin_shoot(k: Kit) -> GameSpec:
     team = Int(0, k.most // 2 - 1, name="team", doc="a team index: team t is seats 2t and 2t+1")
     per_team = ListOf(NONNEG, min(k.counts) // 2, k.most // 2, caption="per team: int")
     pair = ListOf(card, 2, 2, unique=True)
+    tricks_played = ListOf(Tup((k.seat, ListOf(card, min(k.counts), k.most), k.seat)), max_items=10)
     return GameSpec(
         "twin_shoot",
         obs=(
@@ -897,7 +905,7 @@ def _twin_shoot(k: Kit) -> GameSpec:
             Field("led_card", Maybe(card), "The card led to the current trick, or null."),
             Field("follow_mode", Str(("none", "suit", "rank")), "The follow fixed so far in this trick."),
             Field("tricks_won", k.per_seat(Int(0, 10)), "Per seat, tricks won this hand."),
-            Field("tricks_played", ListOf(Tup((k.seat, ListOf(card, min(k.counts), k.most), k.seat)), max_items=10),
+            Field("tricks_played", tricks_played,
                   "This hand's completed tricks as [leader, [cards in play order], winner]; the cards' seats "
                   "follow the trick order of that leader."),
             Field("scores", k.per_seat(NONNEG), "Per seat, the team's total."),
@@ -908,6 +916,8 @@ def _twin_shoot(k: Kit) -> GameSpec:
                 Field("tricks", k.per_seat(Int(0, 10)), "Per seat, tricks won."),
                 Field("points", per_team, "Per team, points of the hand."),
                 Field("open_team", Maybe(team), "The open team, or null."),
+                Field("tricks_played", tricks_played,
+                      "Its tricks, whole, as in `tricks_played`: what happened after a seat's last card."),
             )), "The previous hand, revealed; null before the first scoring."),
         ),
         steps=(

@@ -60,7 +60,11 @@ Rulings made here (the seed and RULINGS.md are silent)
   team's bid cards (and so their predicted tricks) for the rest of the hand.
 * Won tricks lie face down (seed), but every card played is seen when it is
   played, so the completed tricks of the hand stay in every observation
-  (``tricks_played``): players may remember them.
+  (``tricks_played``): players may remember them. ``last_hand`` keeps the
+  previous hand's tricks whole (added Dec 4, without a rules-version change:
+  play, match IDs and replays are as before), since a seat's last card of a
+  hand can come before the hand's end, and what followed reached it only as
+  points and trick counts.
 * Bid cards are shown only where the rules show them: to the partner
   after bidding, to everyone for an open bid and at scoring (declared in
   ``REVEALS``).
@@ -101,7 +105,8 @@ None), ``follow_mode`` ("none", "suit" or "rank"), ``tricks_won`` (per seat),
 of that leader), ``scores`` (per seat: the team total),
 ``team_scores`` (per team), ``last_hand`` (None before the first scoring,
 then the previous hand revealed: ``bid_cards`` and ``bids`` per seat,
-``tricks`` per seat, ``points`` per team, ``open_team``).
+``tricks`` per seat, ``points`` per team, ``open_team``, and its
+``tricks_played``, whole).
 
 Redeal: every card not seen by the player (other players' hands, the bid
 cards of players other than the player, their partner after bidding, and an
@@ -350,6 +355,7 @@ class TwinShoot(Game):
             "tricks": tuple(self.tricks_won),
             "points": tuple(points),
             "open_team": self.open_team,
+            "tricks_played": self.played_view,  # a tuple of tuples: never mutated
         }
         if self.events is not None:
             self.narrate(

@@ -554,3 +554,33 @@ def test_registry_and_describe_action():
     fresh = CatInTheBox.new(3, 0)
     assert "face down" in fresh.describe_action(fresh.legal_actions()[0])
     assert str(fresh.hands[0][0]) not in fresh.describe_action(("discard", fresh.hands[0][0]))
+
+
+@pytest.mark.parametrize("num_players", [3, 4])
+def test_the_previous_rounds_tricks_are_kept_whole(num_players):
+    """A seat's last card of a round can come before the round's end:
+    `last_tricks` at the next round's start holds every trick seen during
+    the round and the ones after (8 without dobon; with dobon, the voided
+    trick last, holding its plays so far and no winner), the same for all."""
+    rng = random.Random(num_players)
+    rounds = dobons = 0
+    for seed in range(12):
+        game = get_game("cat_in_the_box").new(num_players, seed)
+        seen = game.observation(0)
+        assert seen["last_tricks"] == []
+        while not game.is_terminal():
+            game.apply(rng.choice(game.legal_actions()))
+            views = [game.observation(s) for s in range(num_players)]
+            now = views[0]
+            if now["round"] != seen["round"] and now["phase"] != "over":
+                rounds += 1
+                last = now["last_tricks"]
+                assert all(view["last_tricks"] == last for view in views)
+                assert last[:len(seen["tricks"])] == seen["tricks"]
+                if now["last_dobon"] is None:
+                    assert len(last) == 8 and all(t["winner"] is not None for t in last)
+                elif last and last[-1]["winner"] is None:
+                    dobons += 1
+                    assert last[-1]["plays"][:len(seen["trick"])] == seen["trick"]
+            seen = now
+    assert rounds > 20 and dobons > 0

@@ -492,3 +492,27 @@ def test_random_games_are_short():
                 game.apply_unchecked(picker.choice(game.legal_actions()))
             assert max(game.team_total) >= 100 or game.hand_number == 40
             assert game.decisions < TwinShoot.INFO.max_decisions
+
+
+@pytest.mark.parametrize("num_players", [4, 6])
+def test_the_previous_hands_tricks_are_kept_whole(num_players):
+    """A seat's last card of a hand can come before the hand's end:
+    `last_hand` keeps all ten tricks, beginning with those seen before."""
+    rng = random.Random(num_players)
+    hands = 0
+    for seed in range(4):
+        game = get_game("twin_shoot").new(num_players, seed)
+        seen = game.observation(0)
+        while not game.is_terminal() and hands < 40:
+            game.apply(rng.choice(game.legal_actions()))
+            views = [game.observation(s) for s in range(num_players)]
+            now = views[0]
+            if now["hand_number"] != seen["hand_number"]:
+                hands += 1
+                kept = now["last_hand"]["tricks_played"]
+                assert all(view["last_hand"]["tricks_played"] == kept for view in views)
+                assert len(kept) == 10 and kept[:len(seen["tricks_played"])] == seen["tricks_played"]
+                winners = [winner for _, _, winner in kept]
+                assert [winners.count(s) for s in range(num_players)] == list(now["last_hand"]["tricks"])
+            seen = now
+    assert hands >= 8
