@@ -892,6 +892,20 @@ def _bootstrap(data: Comparisons, fitted_rows: np.ndarray, samples: int, seed: i
     """Strengths (samples, bots) refitted on resampled bootstrap blocks."""
     if not len(fitted_rows):  # no decisive comparison: every resample is the fit
         return np.tile(start, (samples, 1))
+    design = data.design[fitted_rows]
+    theta = np.zeros((samples, design.shape[1]))
+    for lo, sampled_wins, sampled_decisive in _resamples(data, fitted_rows, samples, seed):
+        theta[lo:lo + len(sampled_wins)] = fit_strengths(
+            design, sampled_wins, sampled_decisive, data.order_effect[fitted_rows], start=start,
+            tol=BOOTSTRAP_TOL)
+    return theta
+
+
+def _resamples(data: Comparisons, fitted_rows: np.ndarray, samples: int,
+               seed: int) -> Iterator[tuple[int, np.ndarray, np.ndarray]]:
+    """The bootstrap's resamples of whole blocks, in chunks that bound
+    memory: (first sample, wins, decisive counts) with counts per sample
+    and fitted row."""
     rng = np.random.default_rng(seed)
     counts = rng.multinomial(data.blocks, np.full(data.blocks, 1 / data.blocks), size=samples)
     position = np.full(len(data.first), -1)
@@ -901,17 +915,12 @@ def _bootstrap(data: Comparisons, fitted_rows: np.ndarray, samples: int, seed: i
     row = position[data.row[keep]]
     starts = np.flatnonzero(np.r_[True, row[1:] != row[:-1]])
     block, wins, losses = data.block[keep], data.wins[keep], data.losses[keep]
-    design = data.design[fitted_rows]
-    chunk = max(1, SAMPLE_CHUNK_VALUES // max(1, len(keep) + len(fitted_rows) * design.shape[1]))
-    theta = np.zeros((samples, design.shape[1]))
+    dim = data.design.shape[1]
+    chunk = max(1, SAMPLE_CHUNK_VALUES // max(1, len(keep) + len(fitted_rows) * dim))
     for lo in range(0, samples, chunk):
         weight = counts[lo:lo + chunk][:, block].astype(float)
-        sampled_wins = np.add.reduceat(weight * wins, starts, axis=1)
-        sampled_decisive = np.add.reduceat(weight * (wins + losses), starts, axis=1)
-        theta[lo:lo + chunk] = fit_strengths(design, sampled_wins, sampled_decisive,
-                                             data.order_effect[fitted_rows], start=start,
-                                             tol=BOOTSTRAP_TOL)
-    return theta
+        yield (lo, np.add.reduceat(weight * wins, starts, axis=1),
+               np.add.reduceat(weight * (wins + losses), starts, axis=1))
 
 
 # ---- the table ---------------------------------------------------------------------

@@ -11,6 +11,7 @@ import pytest
 
 from harness.ratings import (
     ELO_PER_UNIT,
+    _resamples,
     comparisons,
     fit_strengths,
     head_to_head,
@@ -297,21 +298,14 @@ def test_sparse_resamples_reach_the_root_of_the_penalised_score(seed):
     rows = np.flatnonzero((data.first != data.second) & (wins + losses > 0))
     design, firth = data.design[rows], data.order_effect[rows]
     full = fit_strengths(design, wins[rows], (wins + losses)[rows], firth)
-    # resample whole matches, as the table's bootstrap does
-    counts = np.random.default_rng(seed).multinomial(data.blocks, np.full(data.blocks, 1 / data.blocks),
-                                                     size=300)
-    position = np.full(len(data.first), -1)
-    position[rows] = np.arange(len(rows))
-    kept = position[data.row] >= 0
-    weight = counts[:, data.block[kept]]
-    resampled = np.zeros((2, len(counts), len(rows)))
-    for k, outcome in enumerate((data.wins[kept], data.wins[kept] + data.losses[kept])):
-        np.add.at(resampled[k].T, position[data.row[kept]], (weight * outcome).T)
-    tol = 1e-5
-    theta = fit_strengths(design, resampled[0], resampled[1], firth, tol=tol, start=full)
-    step = np.stack([fit_strengths(design, resampled[0][s], resampled[1][s], firth, tol=0.0,
-                                   max_iter=1, start=theta[s]) - theta[s]
-                     for s in range(len(counts))])
+    # the table's own bootstrap resamples (whole matches)
+    chunks = list(_resamples(data, rows, 300, seed))
+    resampled_wins = np.concatenate([w for _, w, _ in chunks])
+    resampled_decisive = np.concatenate([d for _, _, d in chunks])
+    theta = fit_strengths(design, resampled_wins, resampled_decisive, firth, tol=1e-5, start=full)
+    step = np.stack([fit_strengths(design, resampled_wins[s], resampled_decisive[s], firth,
+                                   tol=0.0, max_iter=1, start=theta[s]) - theta[s]
+                     for s in range(len(theta))])
     assert np.abs(step).max() < 1e-4  # strengths: 0.017 Elo
 
 
