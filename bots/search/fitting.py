@@ -104,12 +104,12 @@ def target_match(players: int, seed: int) -> Match:
     """A snapshot at each round's start, after the reveal, staged by the
     most targets anyone holds (0-4)."""
     from bots.search.fast import target_policy
-    from bots.search.target_eval import features, next_target
+    from bots.search.target_eval import features, next_target, stage
 
     def snapshot(game: Any) -> Snapshot:
         target = next_target(game)
-        return (min(max(len(held) for held in game.targets), 4),
-                [[float(f) for f in features(game, seat, target)] for seat in range(players)])
+        return stage(game), [[float(f) for f in features(game, seat, target)]
+                             for seat in range(players)]
 
     return self_play("target", players, seed, target_policy, snapshot)
 

@@ -87,9 +87,14 @@ def features(g: Any, seat: int, target: int) -> list[float]:
     ]
 
 
+def stage(g: Any) -> int:
+    """The match's stage, a ``WEIGHTS`` row: the most targets anyone holds (0-4)."""
+    return min(max(len(t) for t in g.targets), 4)
+
+
 def target_strengths(g: Any) -> list[float]:
     """Per seat, the strength whose differences are the log-odds of
     finishing ahead (see the module docstring)."""
-    weights = WEIGHTS[min(max(len(t) for t in g.targets), 4)]
+    weights = WEIGHTS[stage(g)]
     target = next_target(g)
     return [sum(map(mul, weights, features(g, s, target))) for s in range(g.num_players)]
