@@ -92,14 +92,15 @@ Observation layout (everything is public but the face-down tiles' order)
 round 0), ``turn_position`` (index into ``order`` of the player to act),
 ``step`` ("roll", "take" or "over"), ``dice`` (sorted, the current player's
 dice), ``rerolls_left``, ``turn_rolls`` (the dice after each roll of the
-turn in progress, first to last: the last is ``dice``), ``tiles`` (face-up start and normal tiles in the
-order they appeared, each ``{"name", "points", "owner"}`` with owner a seat
-or None), ``face_down`` (number of face-down normal tiles), ``reversal``
-("aside", "face_up" or "taken"), ``winner`` (the reversal winner's seat or
-None), ``chips`` (per seat), ``chip_supply``, ``scores`` (per seat: tile
-points + 50 per chip), ``log`` (every finished turn, oldest first: [seat,
-[final dice], "chips" | "reversal" | ["take", tile] | ["steal", tile],
-[the dice after each of its rolls, first to last]]).
+turn in progress, first to last: the last is ``dice``), ``tiles`` (face-up
+start and normal tiles in the order they appeared, each ``{"name", "points",
+"owner"}`` with owner a seat or None), ``face_down`` (number of face-down
+normal tiles), ``reversal`` ("aside", "face_up" or "taken"), ``winner`` (the
+reversal winner's seat or None), ``chips`` (per seat), ``chip_supply``,
+``scores`` (per seat: tile points + 50 per chip), ``log`` (every finished
+turn, oldest first: [seat, [final dice], "chips" | "reversal" | ["take",
+tile] | ["steal", tile], [the dice after each of its rolls, first to
+last]]).
 """
 
 from __future__ import annotations
@@ -402,7 +403,7 @@ class TileHunt(Game):
                 self.step = "take"
             return
         # take step
-        self.log.append((seat, tuple(self.dice), action, tuple(self.turn_rolls)))
+        self.log.append((seat, self.turn_rolls[-1], action, tuple(self.turn_rolls)))
         if action == CHIPS:
             gained = min(self.dice.count(1), self.supply)
             self.chips[seat] += gained
