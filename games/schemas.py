@@ -519,6 +519,14 @@ def _cat_in_the_box(k: Kit) -> GameSpec:
                  doc='a board row, in board order: "red" (trump), "blue", "yellow", "green"')
     play = Tup((k.seat, rank, colour))
     board_row = ListOf(Maybe(k.seat), 8, 8, caption="list[seat or null] × 8")
+
+    def tricks(winner: Type, winner_text: str) -> ListOf:
+        return ListOf(record(
+            Field("leader", k.seat, "Seat that led the trick."),
+            Field("plays", ListOf(play, max_items=4), "[seat, rank, declared colour] in play order."),
+            Field("winner", winner, winner_text),
+        ), max_items=8, caption="list[object]")
+
     return GameSpec(
         "cat_in_the_box",
         obs=(
@@ -544,21 +552,13 @@ def _cat_in_the_box(k: Kit) -> GameSpec:
             Field("leader", k.seat, "Seat leading the current trick (the start player before the play phase)."),
             Field("led_colour", Maybe(colour), "The colour declared by the current trick's leader; null before the lead."),
             Field("trick", ListOf(play, max_items=4), "The current trick so far: [seat, rank, declared colour] in play order."),
-            Field("tricks", ListOf(record(
-                Field("leader", k.seat, "Seat that led the trick."),
-                Field("plays", ListOf(play, max_items=4), "[seat, rank, declared colour] in play order."),
-                Field("winner", k.seat, "Seat that won the trick."),
-            ), max_items=8, caption="list[object]"), "This round's finished tricks."),
+            Field("tricks", tricks(k.seat, "Seat that won the trick."), "This round's finished tricks."),
             Field("trick_number", Int(0, 8), "Tricks finished this round (the current trick's 0-based index)."),
             Field("tricks_won", k.per_seat(Int(0, 8)), "Per seat, tricks won this round."),
             k.scores("Per seat, cumulative points of the finished rounds (a round in progress adds nothing)."),
             Field("last_round", Maybe(k.per_seat(SCORE)), "Per seat, points of the previous round; null before the first."),
             Field("last_dobon", Maybe(k.seat), "Seat that caused dobon in the previous round, or null."),
-            Field("last_tricks", ListOf(record(
-                Field("leader", k.seat, "Seat that led the trick."),
-                Field("plays", ListOf(play, max_items=4), "[seat, rank, declared colour] in play order."),
-                Field("winner", Maybe(k.seat), "Seat that won the trick; null for the trick dobon voided."),
-            ), max_items=8, caption="list[object]"),
+            Field("last_tricks", tricks(Maybe(k.seat), "Seat that won the trick; null for the trick dobon voided."),
                   "The previous round's tricks, whole ([] before the first), the trick voided by dobon "
                   "(if any) last: what happened after a seat's last decision in it."),
         ),
