@@ -151,6 +151,9 @@ def _limit(obs: dict, rng: random.Random, decisions: int) -> Game:
     g.round = obs["round"]
     g.limit_card = tuple(obs["limit"])
     g.basket = [(s, v) for s, v in obs["basket"]]
+    g.last_rounds = tuple(
+        (tuple(card), tuple((s, v) for s, v in basket), tuple(points))
+        for card, basket, points in obs["last_rounds"])
     g.passes = obs["passes"]
     g.start_player = obs["start_player"]
     g.to_act = obs["current_player"]

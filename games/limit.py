@@ -31,6 +31,13 @@ Rulings made here (the seed and RULINGS.md are silent)
   go on adding cards after the sum has passed the limit: judging happens
   only once the phase ends.
 * Standings: by total score; there is no tie-break, tied players share a rank.
+* The previous round is kept whole in ``last_rounds``: a seat's last
+  decision of a round can come before the round's end, and the cards put in
+  after it would otherwise reach it only as ``blocked`` (sets, not their
+  order) and points. A round in which nobody holds an available card (every
+  player put all nine into the round before; common in random play) ends at
+  once, in the step that ended the round before: ``last_rounds`` then holds
+  both, so that one is not lost.
 * Flow (nothing hidden decides it): a player is skipped only when they hold
   no available card, which everyone sees (every hand is public); otherwise
   "pass or a card" is always asked. A round's end turns the next limit card
@@ -51,7 +58,11 @@ blocked), ``blocked`` (per seat, the values put in the basket last round:
 they lie out of hand, unavailable, until this round ends; not listed in
 ``hands``), ``passes`` (passes in a row),
 ``scores`` (per seat), ``unrevealed_limits`` (sorted limits of the cards
-still in the deck), ``last_round`` (per-seat points of the previous round).
+still in the deck), ``last_round`` (per-seat points of the previous round),
+``last_rounds`` (the rounds the last round end closed, oldest first, as
+[limit card, basket, per-seat points], each as ``limit``, ``basket`` and
+``last_round``: the previous round, whole, and the empty round after it when
+that one ended at once; [] before the first).
 """
 
 from __future__ import annotations
@@ -65,6 +76,8 @@ LIMIT_CARDS: tuple[tuple[int, int, int], ...] = (
     (41, 17, 10), (43, 17, 10), (46, 18, 11), (48, 19, 11), (51, 20, 12),
 )
 PASS = 0
+# (limit card, basket as (seat, value) in play order, per-seat points)
+FinishedRound = tuple[tuple[int, int, int], tuple[tuple[int, int], ...], tuple[int, ...]]
 COLOURS = ("red", "blue", "green", "yellow", "purple")
 
 
@@ -138,6 +151,7 @@ class Limit(Game):
         self.rng.shuffle(self.limit_deck)
         self.total = [0] * n
         self.last_round_points = [0] * n
+        self.last_rounds: tuple[FinishedRound, ...] = ()
         self.hands = [set(range(1, 10)) for _ in range(n)]
         self.blocked: list[set[int]] = [set() for _ in range(n)]
         self.round = -1
@@ -172,11 +186,24 @@ class Limit(Game):
             self.to_act = (self.to_act + 1) % n
         self._end_round()
 
+    def _ends_at_once(self) -> bool:
+        """This round had no decision: nobody held an available card (each
+        put all nine into the round before, which ended in the same step)."""
+        return not self.basket and not any(
+            self.hands[s] - self.blocked[s] for s in range(self.num_players))
+
     def _end_round(self) -> None:
         points = score_basket(self.basket, self.limit_card, self.num_players)
         for seat, gained in enumerate(points):
             self.total[seat] += gained
         self.last_round_points = points
+        # kept whole: a seat's last decision of a round can come before its
+        # end (tuples, never changed in place, so clones share them)
+        finished = (self.limit_card, tuple(self.basket), tuple(points))
+        if self._ends_at_once():  # closed by the same step as the round before
+            self.last_rounds += (finished,)
+        else:
+            self.last_rounds = (finished,)
         played: list[set[int]] = [set() for _ in range(self.num_players)]
         for seat, value in self.basket:
             played[seat].add(value)
@@ -230,6 +257,7 @@ class Limit(Game):
             "passes": self.passes,
             "scores": list(self.total),
             "last_round": list(self.last_round_points),
+            "last_rounds": list(self.last_rounds),  # tuples pack as arrays
             "unrevealed_limits": sorted(card[0] for card in self.limit_deck),
         }
 

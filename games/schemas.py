@@ -474,6 +474,9 @@ def schema_for(slug: str) -> Schema:
 def _limit(k: Kit) -> GameSpec:
     value = Int(1, 9, name="value", doc="a card value 1..9 (every player owns one card of each value)")
     values = ListOf(value, max_items=9, unique=True)
+    limit_card = Tup((Int(21, 51), Int(10, 20), Int(6, 12)))
+    basket = ListOf(Tup((k.seat, value)))
+    points = k.per_seat(NONNEG)
     return GameSpec(
         "limit",
         obs=(
@@ -482,9 +485,9 @@ def _limit(k: Kit) -> GameSpec:
             Field("rounds", Int(values=(10, 12)), "Rounds in the match: 12 with 3-4 players, 10 with 5."),
             Field("start_player", k.seat, "This round's start player (seat round mod n)."),
             k.current_player(),
-            Field("limit", Tup((Int(21, 51), Int(10, 20), Int(6, 12))),
+            Field("limit", limit_card,
                   "This round's limit card: [limit, 1st-place points, 2nd-place points]."),
-            Field("basket", ListOf(Tup((k.seat, value))),
+            Field("basket", basket,
                   "The cards put into the basket this round, in play order, as [owner seat, value]. "
                   "Public, so the running sum is known; it may pass the limit (judging comes at the end)."),
             Field("hands", k.per_seat(values),
@@ -497,7 +500,12 @@ def _limit(k: Kit) -> GameSpec:
                   "Passes in a row this round (a player with no available card passes automatically); "
                   "n passes in a row end the round."),
             k.scores("Per seat, total points so far."),
-            Field("last_round", k.per_seat(NONNEG), "Per seat, points of the previous round (zeros before the first)."),
+            Field("last_round", points, "Per seat, points of the previous round (zeros before the first)."),
+            Field("last_rounds", ListOf(Tup((limit_card, basket, points)), max_items=2),
+                  "The rounds the last round end closed, oldest first, as [limit card, basket, points], "
+                  "each as `limit`, `basket` and `last_round`: the previous round whole, with what was put "
+                  "in after a seat's last decision of it, and the empty round after it when that one ended "
+                  "at once (nobody held an available card); [] before the first round ends."),
             Field("unrevealed_limits", ListOf(Int(21, 51), max_items=14, unique=True),
                   "Sorted limits of the limit cards still in the deck."),
         ),

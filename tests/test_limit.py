@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import random
+
 import pytest
 
 from games import IllegalActionError
 from games.limit import LIMIT_CARDS, PASS, Limit, score_basket
+from games.playthrough import wire
 
 RED, BLUE, GREEN, YELLOW = range(4)
 EXAMPLE = [(RED, 9), (BLUE, 3), (BLUE, 2), (YELLOW, 6), (BLUE, 1), (GREEN, 7), (RED, 4)]
@@ -100,3 +103,47 @@ def test_observation_hands_list_only_available_cards_and_blocked_apart():
         game.apply(PASS)
     obs = game.observation(first)
     assert obs["blocked"][first] == [] and obs["hands"][first] == list(range(1, 10))
+
+
+@pytest.mark.parametrize("num_players", [3, 4, 5])
+def test_the_rounds_a_round_end_closed_are_kept_whole(num_players):
+    """A seat's last decision of a round can come before the round's end,
+    and one step can end two rounds (the next one at once, when nobody holds
+    an available card). At every step all seats see the same `last_rounds`;
+    when rounds end, it holds them all: the first begins with the basket
+    seen before and holds the rest in play order, with its limit card and
+    points, any other is empty; their points add up to the scores, and the
+    last one's cards per seat are `blocked`."""
+    rng = random.Random(num_players)
+    ended = two_at_once = longer = 0
+    for seed in range(6):
+        game = Limit.new(num_players, seed)
+        seen = wire(game.observation(0))
+        assert seen["last_rounds"] == []
+        totals = [0] * num_players
+        while not game.is_terminal():
+            game.apply(rng.choice(game.legal_actions()))
+            views = [wire(game.observation(s)) for s in range(num_players)]
+            now = views[0]
+            assert all(v["last_rounds"] == now["last_rounds"] for v in views)
+            if now["round"] == seen["round"] and not game.is_terminal():
+                assert now["last_rounds"] == seen["last_rounds"] and now["scores"] == totals
+                seen = now
+                continue
+            (card, basket, points), *later = rounds = now["last_rounds"]
+            ended += len(rounds)
+            two_at_once += len(later) == 1
+            assert len(rounds) <= 2 and now["round"] - seen["round"] == len(later) + (not game.is_terminal())
+            assert card == seen["limit"] and basket[:len(seen["basket"])] == seen["basket"]
+            longer += len(basket) > len(seen["basket"])
+            assert all(b == [] and p == [0] * num_players for _, b, p in later)
+            for card, basket, points in rounds:
+                assert points == score_basket([tuple(e) for e in basket], tuple(card), num_players)
+                totals = [t + p for t, p in zip(totals, points)]
+            assert now["scores"] == totals and now["last_round"] == rounds[-1][2]
+            if not game.is_terminal():
+                for seat in range(num_players):
+                    assert sorted(v for s, v in rounds[-1][1] if s == seat) == now["blocked"][seat]
+            seen = now
+    assert ended == 6 * (12 if num_players < 5 else 10) and longer > 0
+    assert two_at_once > 0  # the random players put all nine into a round at times
