@@ -7,19 +7,14 @@ from __future__ import annotations
 
 import random
 
-import msgpack
-
 from bots.heuristics import load
 from bots.heuristics.kings_order import _Model, _play_value
 from bots.search.beliefs import EPSILON, KingsOrderRefiner, _turns, played_like
 from games import get_game
 from games.determinize import from_observation, kings_order_bounds
 from games.kings_order import sort_hand
+from games.playthrough import wire
 from games.tennos import rank_of
-
-
-def _wire(value):
-    return msgpack.unpackb(msgpack.packb(value), raw=False, strict_map_key=False)
 
 
 def _self_play(players: int, seed: int, at_name_step) -> None:
@@ -31,10 +26,10 @@ def _self_play(players: int, seed: int, at_name_step) -> None:
     while not game.is_terminal():
         seat = game.current_player()
         legal = game.legal_actions()
-        obs = _wire(game.observation(seat))
+        obs = wire(game.observation(seat))
         if obs["phase"] == "name":
             at_name_step(game, obs)
-        game.apply(legal[heuristic(obs, _wire(legal), rngs[seat])])
+        game.apply(legal[heuristic(obs, wire(legal), rngs[seat])])
 
 
 def _reference(obs: dict, seat: int, hand: list[int]) -> bool:
@@ -120,7 +115,7 @@ def test_refined_worlds_keep_the_view_and_fit_the_play() -> None:
         before = sorted(c for s in range(game.num_players) if s != seat for c in world.hands[s])
         before += world.set_aside
         KingsOrderRefiner()(world, obs, random.Random(len(obs["log"])))
-        assert _wire(world.observation(seat)) == obs
+        assert wire(world.observation(seat)) == obs
         after = sorted(c for s in range(game.num_players) if s != seat for c in world.hands[s])
         assert sorted(after + world.set_aside) == sorted(before)
         lo, hi = kings_order_bounds(obs)
@@ -167,7 +162,7 @@ def test_the_search_with_the_model_repeats_its_moves_with_fixed_playouts() -> No
 
     def collect(game, obs) -> None:
         if obs["seat"] == 0 and len(obs["log"]) >= 6 and len(points) < 6:
-            points.append((obs, _wire(game.legal_actions())))
+            points.append((obs, wire(game.legal_actions())))
 
     _self_play(4, 5, collect)
     runs = []

@@ -31,13 +31,10 @@ from bots.search.fast import FAST
 from bots.search_bot import SearchBot
 from games import get_game, implemented_games
 from games.determinize import _allowed, check, kings_order_bounds, twin_shoot_voids
+from games.playthrough import wire
 from games.tennos import rank_of
 
 ROOT = Path(__file__).resolve().parent.parent
-
-
-def wire(value):
-    return msgpack.unpackb(msgpack.packb(value), raw=False, strict_map_key=False)
 
 
 def decision_points(slug: str, players: int, seed: int, noise: float = 0.3):

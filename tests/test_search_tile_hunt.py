@@ -6,7 +6,6 @@ from __future__ import annotations
 import math
 import random
 
-import msgpack
 import pytest
 
 import bots.heuristics.tile_hunt as tile_hunt_heuristic
@@ -15,10 +14,7 @@ from bots.search.config import config_for
 from bots.search.core import Budget, Searcher
 from bots.search.tile_hunt_turn import _ends
 from games import get_game
-
-
-def _wire(value):
-    return msgpack.unpackb(msgpack.packb(value), raw=False, strict_map_key=False)
+from games.playthrough import wire
 
 
 def _decisions(seeds: range, players: int = 4):
@@ -28,7 +24,7 @@ def _decisions(seeds: range, players: int = 4):
         rng = random.Random(seed)
         while not game.is_terminal():
             seat, legal = game.current_player(), game.legal_actions()
-            obs, wire_legal = _wire([game.observation(seat), legal])
+            obs, wire_legal = wire([game.observation(seat), legal])
             index = heuristic(obs, wire_legal, rng)
             yield game, obs, wire_legal, index
             game.apply(legal[index])
@@ -190,7 +186,7 @@ def test_the_tuned_move_takes_safe_chips_over_a_tile_easy_to_steal_back() -> Non
             state.owner[tile] = None
         state.dice, state.step = dice, "take"
         legal = state.legal_actions()
-        obs, wire_legal = _wire([state.observation(state.current_player()), legal])
+        obs, wire_legal = wire([state.observation(state.current_player()), legal])
         assert obs["phase"] == "early" and ["take", tile] in wire_legal and "chips" in wire_legal
         assert wire_legal[heuristic(obs, wire_legal, random.Random(1))] == ["take", tile]
         tuned = wire_legal[BASES["tile_hunt"](obs, wire_legal, random.Random(1))]

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import random
 
-import msgpack
 import pytest
 
 from bots.heuristics import load
@@ -16,11 +15,8 @@ from bots.search.fast import PRIORS
 from bots.search.tuned import BASES, compare
 from games import get_game
 from games.determinize import from_observation
+from games.playthrough import wire
 from games.tile_hunt import reroll_options
-
-
-def wire(value):
-    return msgpack.unpackb(msgpack.packb(value), raw=False, strict_map_key=False)
 
 
 def positions(slug: str, players: int, seeds: range):

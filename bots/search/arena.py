@@ -42,14 +42,9 @@ import zlib
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-import msgpack
-
 from bots.heuristics import load
 from games import get_game
-
-
-def _wire(value):
-    return msgpack.unpackb(msgpack.packb(value), raw=False, strict_map_key=False)
+from games.playthrough import wire
 
 
 def units_of(slug: str, players: int) -> list[tuple[int, ...]]:
@@ -120,7 +115,7 @@ def play(slug: str, players: int, seed: int, hero_seats: tuple[int, ...], oppone
     while not game.is_terminal() and game.decisions < game.INFO.max_decisions:
         seat = game.current_player()
         legal = game.legal_actions()
-        obs, wire_legal = _wire([game.observation(seat), legal])
+        obs, wire_legal = wire([game.observation(seat), legal])
         if seat in bots:
             started = time.perf_counter()
             index = bots[seat].choose(obs, wire_legal, 1000)

@@ -46,6 +46,7 @@ from typing import Any
 
 import numpy as np
 
+from games.playthrough import wire
 from games.tile_hunt import CATALOGUE_INDEX, CHIP_POINTS, CHIPS, REVERSAL, points
 
 End = tuple[str, Any]  # ("take"/"steal", tile), ("chips", gained), ("reversal", "reversal")
@@ -220,7 +221,6 @@ def probe(seed: int, hero: int, ms: float, followers: int,
     """One arena match (``bots.search.arena.play``'s seeds and seats), the
     search's final-round decisions measured into ``found``."""
     from bots.heuristics import load
-    from bots.search.arena import _wire
     from bots.search.tuned import tile_hunt as default_move
     from bots.search_bot import SearchBot
     from games import get_game
@@ -238,7 +238,7 @@ def probe(seed: int, hero: int, ms: float, followers: int,
     rngs = [random.Random(zlib.crc32(f"{match_id}:{s}".encode())) for s in range(4)]
     while not game.is_terminal():
         seat, legal = game.current_player(), game.legal_actions()
-        obs, wire_legal = _wire([game.observation(seat), legal])
+        obs, wire_legal = wire([game.observation(seat), legal])
         if seat != hero:
             game.apply(legal[heuristic(obs, wire_legal, rngs[seat])])
             continue

@@ -86,6 +86,7 @@ from bots.heuristics import tile_hunt as tile_hunt_heuristic
 from bots.heuristics.all_aboard import _Planner
 from bots.heuristics.tateyoko import decide, hand_value
 from games.all_aboard import _RED
+from games.playthrough import wire
 from games.tateyoko import cell_options, frontier
 from games.tennos import NUM_RANKS
 
@@ -225,7 +226,7 @@ def _match(slug: str, players: int, seed: int, seat: int) -> dict:
     """One match: the tuned move at ``seat``, the heuristic elsewhere; every
     observation goes through msgpack, as a bot process receives it."""
     from bots.heuristics import load
-    from bots.search.arena import _wire, pair_results
+    from bots.search.arena import pair_results
     from games import get_game
 
     game = get_game(slug).new(players, seed)
@@ -237,7 +238,7 @@ def _match(slug: str, players: int, seed: int, seat: int) -> dict:
         legal = game.legal_actions()
         index = 0
         if len(legal) > 1:
-            obs, wire_legal = _wire([game.observation(mover), legal])
+            obs, wire_legal = wire([game.observation(mover), legal])
             index = movers[mover](obs, wire_legal, rngs[mover])
         game.apply_unchecked(legal[index])
     return {"game": slug, "seed": seed, "hero": [seat],
