@@ -78,6 +78,17 @@ rounds left within 0.001. The tuned move with the refit measured +94 against
 +91 Elo over the heuristic on 2,000 fresh deals (seeds 60,000-61,999), +3
 [-3, +9] paired; not kept, by a rule fixed before the run (keep it only with
 the whole interval above zero).
+
+Nor is its risk attitude off (Dec 4, in process, 4 players, deals
+50000-51999, the heuristic at the other seats; ``python -m
+bots.search.tuned``'s matches). The mean chance of finishing ahead is
+nonlinear in the strengths, so scaling their differences, or crediting the
+player with an edge, changes which ends it prefers. Differences times 0.8:
++1 [-2, +4] Elo paired; times 1.25: -2 [-5, +1]; an edge of 0.4 in log-odds
+(the intercept of the refit above): -2 [-5, +2]. The fit's own scale is as
+good as any of them (+90 over the heuristic on those deals). None was
+confirmed on fresh deals, by a rule fixed before the screen (confirm the best
+only if it gained more than one standard error).
 """
 
 from __future__ import annotations
