@@ -272,3 +272,49 @@ def test_the_exact_value_of_the_final_round_is_what_playouts_average() -> None:
         assert abs(mean - exact.worth(state)) <= 4.5 * spread / math.sqrt(n) + 1e-9
         checked += 1
     assert checked >= 2
+
+
+@pytest.mark.slow  # 4,500 simulated turns
+def test_the_end_distribution_is_what_the_heuristic_turn_gives() -> None:
+    """The chances of a turn's ends from a fresh roll played by the DP
+    (``TileHuntDice.end_distribution``, which values the ends after the
+    followers' turns) sum to 1 and match turns played out by the engine with
+    the heuristic, late-phase steals included, within sampling error."""
+    from collections import Counter
+
+    from bots.search.fast import _tile_hunt
+
+    heuristic = load("tile_hunt")
+    dice = _tile_hunt()
+    checked = 0
+    for game, obs, _legal, _index in _decisions(range(40, 60)):
+        if not (obs["phase"] == "late" and not obs["final_round"] and obs["step"] == "roll"
+                and obs["rerolls_left"] == 2 and any(t["owner"] not in (None, obs["seat"])
+                                                     for t in obs["tiles"])):
+            continue
+        options = tile_hunt_heuristic.options(obs)
+        chip_values = tuple(tile_hunt_heuristic.chips_value(obs, k) for k in range(6))
+        exact = dict(dice.end_distribution(options, chip_values, obs["chip_supply"]))
+        assert abs(sum(exact.values()) - 1.0) < 1e-9
+        seat, turns, seen = obs["seat"], 1500, Counter()
+        rng = random.Random(checked)
+        for _ in range(turns):
+            state = game.clone()
+            state.rng = random.Random(rng.getrandbits(32))
+            state.dice = sorted(state.rng.randint(1, 6) for _ in range(5))  # a fresh roll
+            while state.step == "roll":
+                legal = state.legal_actions()
+                view, wire_legal = wire([state.observation(seat), legal])
+                state.apply(legal[heuristic(view, wire_legal, rng)])
+            legal = state.legal_actions()
+            view, wire_legal = wire([state.observation(seat), legal])
+            action = legal[heuristic(view, wire_legal, rng)]
+            seen[("chips", min(state.dice.count(1), state.supply)) if action == "chips"
+                 else tuple(action)] += 1
+        for end in set(exact) | set(seen):
+            p = exact.get(end, 0.0)
+            assert abs(seen[end] / turns - p) < 4 * math.sqrt(p * (1 - p) / turns) + 2e-3, end
+        checked += 1
+        if checked == 3:
+            break
+    assert checked == 3

@@ -936,6 +936,7 @@ class TileHuntDice:
         self.h = h
         self.masks = {name: np.array([name in satisfied_tiles(st) for st in h.STATES])
                       for name in TILES}
+        self.catalogue = {name: i for i, name in enumerate(TILES)}
         self.ones = np.array([st.count(1) for st in h.STATES])
         kept_index: dict[tuple[int, ...], int] = {}
         rows: list[np.ndarray] = []
@@ -953,6 +954,7 @@ class TileHuntDice:
         ends = [*h.STATE_STARTS[1:], len(row_kept)]
         self.blocks = [row_kept[start:end] for start, end in zip(h.STATE_STARTS, ends)]
         self.cache: dict[tuple, tuple] = {}
+        self.end_cache: dict[tuple, list[tuple[tuple, float]]] = {}
 
     def _inputs(self, obs: dict) -> tuple[list, tuple]:
         """The heuristic's options (kind, tile, value) and its chips' values
@@ -978,6 +980,53 @@ class TileHuntDice:
             if len(self.cache) > 4096:
                 self.cache.clear()
             self.cache[key] = found
+        return found
+
+    def end_distribution(self, opts: list, chip_vals: tuple, supply: int) -> list[tuple[tuple, float]]:
+        """(end, probability) of a turn from a fresh roll played by the DP
+        for these values: ends are (kind, tile) or ("chips", k), k the chips
+        the supply gives. Exact: the fresh roll's distribution is pushed
+        through the DP's stop-or-reroll choice twice."""
+        h, np = self.h, self.np
+        key = (tuple(opts), chip_vals, supply)
+        cached = self.end_cache.get(key)
+        if cached is not None:
+            return cached
+        v0, expect0, expect1 = self._tables(opts, chip_vals)
+        # the take step's choice (``best_take``): the first of the highest
+        # value in legal order, takes then steals by the catalogue, chips last
+        ends: list[tuple] = [("chips", min(k, supply)) for k in range(6)]
+        best_end = np.zeros(len(h.STATES), dtype=np.int64)
+        best_val = np.full(len(h.STATES), -np.inf)
+        for kind, name, value in sorted(opts, key=lambda o: (o[0] != "take", self.catalogue[o[1]])):
+            ends.append((kind, name))
+            better = self.masks[name] & (value > best_val)
+            best_end = np.where(better, len(ends) - 1, best_end)
+            best_val = np.where(better, value, best_val)
+        chips_better = np.asarray(chip_vals, dtype=float)[self.ones] > best_val
+        best_end = np.where(chips_better, self.ones, best_end)
+        held = self.kept_matrix[self.kept_index[()]]  # the fresh roll
+        stopped = np.zeros(len(h.STATES))
+        for expected in (expect1, expect0):  # two rerolls left, then one
+            rows = expected[self.row_kept]
+            block_max = np.maximum.reduceat(rows, h.STATE_STARTS)
+            first = np.minimum.reduceat(
+                np.where(rows == block_max[h.ROW_STATE], np.arange(len(rows)), len(rows)),
+                h.STATE_STARTS)
+            reroll = block_max > v0 + 1e-9
+            stopped += np.where(reroll, 0.0, held)
+            live = np.nonzero(reroll & (held > 0))[0]
+            held = held[live] @ self.kept_matrix[self.row_kept[first[live]]]
+        stopped += held
+        mass = np.bincount(best_end, weights=stopped, minlength=len(ends))
+        merged: dict[tuple, float] = {}
+        for end, m in zip(ends, mass.tolist()):
+            if m > 1e-12:
+                merged[end] = merged.get(end, 0.0) + m  # chips capped by the supply
+        found = list(merged.items())
+        if len(self.end_cache) > 4096:
+            self.end_cache.clear()
+        self.end_cache[key] = found
         return found
 
     def turn(self, state, seat: int) -> tuple:

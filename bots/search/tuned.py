@@ -265,7 +265,13 @@ def main() -> None:
     parser.add_argument("--players", type=int, default=4)
     parser.add_argument("--deals", type=int, default=1000)
     parser.add_argument("--first-deal", type=int, default=0)
+    parser.add_argument("--followers", action="store_true",
+                        help="tile_hunt: value the ends after the followers' turns (not adopted)")
     args = parser.parse_args()
+    if args.followers:
+        from bots.search import tile_hunt_eval
+
+        tile_hunt_eval.FOLLOWERS = True
     started = time.time()
     result = compare(args.game, args.players, args.deals, args.first_deal)
     print(f"{args.game} {args.players}p tuned move vs heuristic: {result['deals']} deals "
