@@ -982,6 +982,19 @@ class TileHuntDice:
             self.cache[key] = found
         return found
 
+    def roll_policy(self, v0, expected):
+        """Per sorted dice, the index of the best roll-step action (legal
+        order: stop, then the rerolls as their rows run): the first reroll of
+        the highest expectation, or stop (0) unless a reroll beats it, as the
+        heuristic chooses; ``_roll_choice`` for every dice at once."""
+        h, np = self.h, self.np
+        rows = expected[self.row_kept]
+        block_max = np.maximum.reduceat(rows, h.STATE_STARTS)
+        index = np.arange(len(rows))
+        first = np.minimum.reduceat(
+            np.where(rows == block_max[h.ROW_STATE], index, len(rows)), h.STATE_STARTS)
+        return np.where(block_max > v0 + 1e-9, first - h.STATE_STARTS + 1, 0)
+
     def end_distribution(self, opts: list, chip_vals: tuple, supply: int) -> list[tuple[tuple, float]]:
         """(end, probability) of a turn from a fresh roll played by the DP
         for these values: ends are (kind, tile) or ("chips", k), k the chips
@@ -1008,15 +1021,11 @@ class TileHuntDice:
         held = self.kept_matrix[self.kept_index[()]]  # the fresh roll
         stopped = np.zeros(len(h.STATES))
         for expected in (expect1, expect0):  # two rerolls left, then one
-            rows = expected[self.row_kept]
-            block_max = np.maximum.reduceat(rows, h.STATE_STARTS)
-            first = np.minimum.reduceat(
-                np.where(rows == block_max[h.ROW_STATE], np.arange(len(rows)), len(rows)),
-                h.STATE_STARTS)
-            reroll = block_max > v0 + 1e-9
-            stopped += np.where(reroll, 0.0, held)
-            live = np.nonzero(reroll & (held > 0))[0]
-            held = held[live] @ self.kept_matrix[self.row_kept[first[live]]]
+            choice = self.roll_policy(v0, expected)
+            stopped += np.where(choice > 0, 0.0, held)
+            live = np.nonzero((choice > 0) & (held > 0))[0]
+            rows = h.STATE_STARTS[live] + choice[live] - 1
+            held = held[live] @ self.kept_matrix[self.row_kept[rows]]
         stopped += held
         mass = np.bincount(best_end, weights=stopped, minlength=len(ends))
         merged: dict[tuple, float] = {}

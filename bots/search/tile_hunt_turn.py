@@ -230,7 +230,7 @@ class TileHuntTurnSearch:
         after0 = kept_matrix @ stop  # per kept dice: end weights after one roll
         v0 = best_val
         e0 = kept_matrix @ v0
-        choice1 = self._policy_rows(v0, e0)
+        choice1 = self.dice.roll_policy(v0, e0)
         one_left = np.where((choice1 == 0)[:, None], stop,
                             after0[row_kept[h.STATE_STARTS + np.maximum(choice1 - 1, 0)]])
         dice = tuple(obs["dice"])
@@ -244,16 +244,3 @@ class TileHuntTurnSearch:
             else:
                 rows.append(then[row_kept[h.OPTION_ROWS[(dice, tuple(action))]]].tolist())
         return rows
-
-    def _policy_rows(self, v0, expected):
-        """Per sorted dice, the index of the best roll-step action (legal
-        order: stop, then the rerolls as their rows run): the first reroll of
-        the highest expectation, or stop unless a reroll beats it, as the
-        heuristic chooses."""
-        h, np = self.h, self.dice.np
-        rows = expected[self.dice.row_kept]
-        block_max = np.maximum.reduceat(rows, h.STATE_STARTS)
-        index = np.arange(len(rows))
-        first = np.minimum.reduceat(
-            np.where(rows == block_max[h.ROW_STATE], index, len(rows)), h.STATE_STARTS)
-        return np.where(block_max > v0 + 1e-9, first - h.STATE_STARTS + 1, 0)
