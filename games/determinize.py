@@ -145,7 +145,6 @@ def _limit(obs: dict, rng: random.Random, decisions: int) -> Game:
     g.limit_deck = [card for card in LIMIT_CARDS if card[0] in unrevealed]
     rng.shuffle(g.limit_deck)
     g.total = list(obs["scores"])
-    g.last_round_points = list(obs["last_round"])
     g.hands = [set(h) for h in obs["hands"]]
     g.blocked = [set(b) for b in obs["blocked"]]
     g.round = obs["round"]

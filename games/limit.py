@@ -150,7 +150,6 @@ class Limit(Game):
         self.limit_deck = list(LIMIT_CARDS)
         self.rng.shuffle(self.limit_deck)
         self.total = [0] * n
-        self.last_round_points = [0] * n
         self.last_rounds: tuple[FinishedRound, ...] = ()
         self.hands = [set(range(1, 10)) for _ in range(n)]
         self.blocked: list[set[int]] = [set() for _ in range(n)]
@@ -196,7 +195,6 @@ class Limit(Game):
         points = score_basket(self.basket, self.limit_card, self.num_players)
         for seat, gained in enumerate(points):
             self.total[seat] += gained
-        self.last_round_points = points
         # kept whole: a seat's last decision of a round can come before its
         # end (tuples, never changed in place, so clones share them)
         finished = (self.limit_card, tuple(self.basket), tuple(points))
@@ -256,7 +254,7 @@ class Limit(Game):
             "blocked": [sorted(b) for b in self.blocked],
             "passes": self.passes,
             "scores": list(self.total),
-            "last_round": list(self.last_round_points),
+            "last_round": list(self.last_rounds[-1][2]) if self.last_rounds else [0] * self.num_players,
             "last_rounds": list(self.last_rounds),  # tuples pack as arrays
             "unrevealed_limits": sorted(card[0] for card in self.limit_deck),
         }
@@ -276,7 +274,6 @@ class Limit(Game):
         twin = self._shallow_twin()
         twin.limit_deck = list(self.limit_deck)
         twin.total = list(self.total)
-        twin.last_round_points = list(self.last_round_points)
         twin.hands = [set(h) for h in self.hands]
         twin.blocked = [set(b) for b in self.blocked]
         twin.basket = list(self.basket)
