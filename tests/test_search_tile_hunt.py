@@ -274,6 +274,22 @@ def test_the_exact_value_of_the_final_round_is_what_playouts_average() -> None:
     assert checked >= 2
 
 
+def _heuristic_turn(game, heuristic, rng: random.Random) -> tuple:
+    """The current player's turn from a fresh roll, its dice played by the
+    heuristic: (the game at the turn's last choice, the heuristic's choice)."""
+    state = game.clone()
+    seat = state.current_player()
+    state.rng = random.Random(rng.getrandbits(32))
+    state.dice = sorted(state.rng.randint(1, 6) for _ in range(5))
+    while state.step == "roll":
+        legal = state.legal_actions()
+        view, wire_legal = wire([state.observation(seat), legal])
+        state.apply(legal[heuristic(view, wire_legal, rng)])
+    legal = state.legal_actions()
+    view, wire_legal = wire([state.observation(seat), legal])
+    return state, legal[heuristic(view, wire_legal, rng)]
+
+
 @pytest.mark.slow  # 4,500 simulated turns
 def test_the_end_distribution_is_what_the_heuristic_turn_gives() -> None:
     """The chances of a turn's ends from a fresh roll played by the DP
@@ -296,24 +312,56 @@ def test_the_end_distribution_is_what_the_heuristic_turn_gives() -> None:
         chip_values = tuple(tile_hunt_heuristic.chips_value(obs, k) for k in range(6))
         exact = dict(dice.end_distribution(options, chip_values, obs["chip_supply"]))
         assert abs(sum(exact.values()) - 1.0) < 1e-9
-        seat, turns, seen = obs["seat"], 1500, Counter()
+        turns, seen = 1500, Counter()
         rng = random.Random(checked)
         for _ in range(turns):
-            state = game.clone()
-            state.rng = random.Random(rng.getrandbits(32))
-            state.dice = sorted(state.rng.randint(1, 6) for _ in range(5))  # a fresh roll
-            while state.step == "roll":
-                legal = state.legal_actions()
-                view, wire_legal = wire([state.observation(seat), legal])
-                state.apply(legal[heuristic(view, wire_legal, rng)])
-            legal = state.legal_actions()
-            view, wire_legal = wire([state.observation(seat), legal])
-            action = legal[heuristic(view, wire_legal, rng)]
+            state, action = _heuristic_turn(game, heuristic, rng)
             seen[("chips", min(state.dice.count(1), state.supply)) if action == "chips"
                  else tuple(action)] += 1
         for end in set(exact) | set(seen):
             p = exact.get(end, 0.0)
             assert abs(seen[end] / turns - p) < 4 * math.sqrt(p * (1 - p) / turns) + 2e-3, end
+        checked += 1
+        if checked == 3:
+            break
+    assert checked == 3
+
+
+@pytest.mark.slow  # 2,400 simulated turns
+def test_the_late_phase_values_the_ends_after_the_followers_turns() -> None:
+    """``after_followers`` (the tuned move's late-phase values): for the
+    player second to last in the round's order, the value of the table as
+    it stands is the fit's chance of finishing ahead averaged over the last
+    player's heuristic turn from a fresh roll, as the engine plays it; for
+    the last player, it is the fit just after the take."""
+    from bots.search import tile_hunt_eval
+
+    heuristic = load("tile_hunt")
+    checked = 0
+    for game, obs, _legal, _index in _decisions(range(60, 80)):
+        n = obs["num_players"]
+        if not (obs["phase"] == "late" and not obs["final_round"] and obs["step"] == "roll"
+                and obs["rerolls_left"] == 2 and obs["turn_position"] == n - 1):
+            continue
+        owner = {tile["name"]: tile["owner"] for tile in obs["tiles"]}
+        chips, supply = list(obs["chips"]), obs["chip_supply"]
+        assert tile_hunt_eval.after_followers(obs, owner, chips, supply) == \
+            tile_hunt_eval.chance_ahead(obs, owner, chips)
+        before = {**obs, "seat": obs["order"][n - 2], "turn_position": n - 2}
+        valued = tile_hunt_eval.after_followers(before, owner, chips, supply)
+        seat, turns, rng = obs["seat"], 800, random.Random(checked)
+        played = []
+        for _ in range(turns):
+            state, action = _heuristic_turn(game, heuristic, rng)
+            state.apply(action)
+            after = wire(state.observation(seat))
+            played.append(tile_hunt_eval.chance_ahead(
+                before, {tile["name"]: tile["owner"] for tile in after["tiles"]},
+                list(after["chips"])))
+        mean = sum(played) / turns
+        spread = math.sqrt(sum((x - mean) ** 2 for x in played) / (turns - 1))
+        assert spread > 0  # the last turn matters here, so the check has teeth
+        assert abs(valued - mean) <= 4.5 * spread / math.sqrt(turns) + 1e-9, (valued, mean)
         checked += 1
         if checked == 3:
             break

@@ -265,13 +265,14 @@ def main() -> None:
     parser.add_argument("--players", type=int, default=4)
     parser.add_argument("--deals", type=int, default=1000)
     parser.add_argument("--first-deal", type=int, default=0)
-    parser.add_argument("--followers", action="store_true",
-                        help="tile_hunt: value the ends after the followers' turns (not adopted)")
+    parser.add_argument("--no-followers", action="store_true",
+                        help="tile_hunt: value the late phase's ends right after the take, not "
+                             "after the followers' turns (the default before Dec 4)")
     args = parser.parse_args()
-    if args.followers:
+    if args.no_followers:
         from bots.search import tile_hunt_eval
 
-        tile_hunt_eval.FOLLOWERS = True
+        tile_hunt_eval.FOLLOWERS = False
     started = time.time()
     result = compare(args.game, args.players, args.deals, args.first_deal)
     print(f"{args.game} {args.players}p tuned move vs heuristic: {result['deals']} deals "
