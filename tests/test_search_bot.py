@@ -390,6 +390,24 @@ def test_arena_pairs_two_runs_on_their_common_deals():
         paired(base, run({99: [1.0]}))
 
 
+def test_a_sweep_gets_a_one_sided_interval_that_tightens_with_more_deals():
+    from bots.search.arena import interval_text, one_sided_bound, summarize
+
+    def run(deals: int, pairs: list[float]) -> list[dict]:
+        return [{"seed": seed, "pairs": pairs, "times_ms": [1.0]} for seed in range(deals)]
+
+    swept = summarize(run(20, [1.0] * 3))
+    # a bootstrap of nothing but wins would claim [+1200, +1200]
+    assert swept["hi"] is None and swept["lo"] == one_sided_bound(20)
+    assert 250 < swept["lo"] < 300  # p >= 0.025 ** (1 / 20) = 0.832
+    assert interval_text(swept) == f"[{swept['lo']:+.0f}, won all]"
+    assert one_sided_bound(100) > one_sided_bound(20) + 250
+    wiped = summarize(run(20, [0.0] * 3))
+    assert wiped["lo"] is None and wiped["hi"] == -one_sided_bound(20)
+    mixed = summarize(run(19, [1.0] * 3) + [{"seed": 19, "pairs": [0.0] * 3, "times_ms": []}])
+    assert mixed["lo"] < mixed["elo"] < mixed["hi"] and interval_text(mixed).count("+") == 2
+
+
 @pytest.mark.parametrize("slug", ["tateyoko", "all_aboard", "kings_order"])
 def test_the_oracle_probe_searches_the_true_hands_and_shuffles_only_the_unseen(slug):
     from bots.search.arena import oracle_worlds, play

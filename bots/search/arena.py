@@ -13,6 +13,8 @@ side. A match yields the search's pairwise results against each other
 player (team): 1 for finishing ahead, 0.5 for a tie, 0 behind. The Elo
 difference is 400 log10(p / (1 - p)) of the mean pairwise result p; its 95%
 interval comes from a bootstrap over deals (a deal's matches move together).
+Where the search won (or lost) every pair, the bootstrap has nothing to
+resample and the interval is one-sided instead (``one_sided_bound``).
 The search's decision times (wall clock, including the determinizations)
 are reported as mean and max over its searched decisions.
 
@@ -171,6 +173,16 @@ def _by_deal(rows: list[dict]) -> dict[int, list[float]]:
     return by_deal
 
 
+def one_sided_bound(deals: int, confidence: float = 0.975) -> float:
+    """The least Elo consistent with every pair of every one of ``deals``
+    deals won. A deal's share won lies in [0, 1] with mean p, so by
+    Markov's inequality a deal is won whole with chance at most p, and all
+    of them with at most p ** deals: below p = (1 - confidence) ** (1 /
+    deals) such a sweep happens less than 1 - confidence of the time. It
+    assumes nothing about how a deal's pairs move together."""
+    return elo((1 - confidence) ** (1 / deals))
+
+
 def summarize(rows: list[dict], boot: int = 2000) -> dict:
     by_deal = _by_deal(rows)
     deals = sorted(by_deal)
@@ -183,10 +195,16 @@ def summarize(rows: list[dict], boot: int = 2000) -> dict:
         total = sum(len(x) for x in pick)
         samples.append(elo(sum(sum(x) for x in pick) / total))
     samples.sort()
+    lo: float | None = samples[int(0.025 * boot)]
+    hi: float | None = samples[int(0.975 * boot) - 1]
+    if p == 1.0:
+        lo, hi = one_sided_bound(len(deals)), None
+    elif p == 0.0:
+        lo, hi = None, -one_sided_bound(len(deals))
     times = [t for row in rows for t in row["times_ms"]]
     return {
         "matches": len(rows), "deals": len(deals), "pairs": len(flat), "p": p, "elo": elo(p),
-        "lo": samples[int(0.025 * boot)], "hi": samples[int(0.975 * boot) - 1],
+        "lo": lo, "hi": hi,
         "mean_ms": statistics.mean(times) if times else 0.0,
         "max_ms": max(times) if times else 0.0,
         "searched_decisions": len(times),
@@ -195,6 +213,14 @@ def summarize(rows: list[dict], boot: int = 2000) -> dict:
         "playouts_per_search": (sum(r.get("playouts", 0) for r in rows)
                                 / max(1, sum(r.get("searched", 0) for r in rows))),
     }
+
+
+def interval_text(summary: dict) -> str:
+    if summary["hi"] is None:
+        return f"[{summary['lo']:+.0f}, won all]"
+    if summary["lo"] is None:
+        return f"[lost all, {summary['hi']:+.0f}]"
+    return f"[{summary['lo']:+.0f}, {summary['hi']:+.0f}]"
 
 
 def paired(base: list[dict], new: list[dict], boot: int = 2000) -> dict:
@@ -304,7 +330,7 @@ def main() -> None:
     budget = f"{iterations} playouts" if iterations else f"{ms:.0f} ms"
     print(f"{args.game} {args.players}p search ({budget}) vs {args.opponent}: "
           f"{summary['matches']} matches on {summary['deals']} deals, p={summary['p']:.3f}, "
-          f"Elo {summary['elo']:+.0f} [{summary['lo']:+.0f}, {summary['hi']:+.0f}], "
+          f"Elo {summary['elo']:+.0f} {interval_text(summary)}, "
           f"decision {summary['mean_ms']:.0f} ms mean, {summary['max_ms']:.0f} ms max, "
           f"{summary['playouts_per_search']:.0f} playouts a search, "
           f"{summary['deviation_rate']:.0%} of searches leave the default move, "

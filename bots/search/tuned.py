@@ -273,11 +273,13 @@ def main() -> None:
         from bots.search import tile_hunt_eval
 
         tile_hunt_eval.FOLLOWERS = False
+    from bots.search.arena import interval_text
+
     started = time.time()
     result = compare(args.game, args.players, args.deals, args.first_deal)
     print(f"{args.game} {args.players}p tuned move vs heuristic: {result['deals']} deals "
           f"({args.first_deal}-{args.first_deal + args.deals - 1}), p={result['p']:.3f}, "
-          f"Elo {result['elo']:+.0f} [{result['lo']:+.0f}, {result['hi']:+.0f}], "
+          f"Elo {result['elo']:+.0f} {interval_text(result)}, "
           f"{time.time() - started:.0f} s")
 
 
