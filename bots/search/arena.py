@@ -183,11 +183,8 @@ def one_sided_bound(deals: int, confidence: float = 0.975) -> float:
     return elo((1 - confidence) ** (1 / deals))
 
 
-def summarize(rows: list[dict], boot: int = 2000) -> dict:
-    by_deal = _by_deal(rows)
+def _bootstrap_interval(by_deal: dict[int, list[float]], boot: int) -> tuple[float, float]:
     deals = sorted(by_deal)
-    flat = [x for d in deals for x in by_deal[d]]
-    p = sum(flat) / len(flat)
     rng = random.Random(0)
     samples = []
     for _ in range(boot):
@@ -195,12 +192,22 @@ def summarize(rows: list[dict], boot: int = 2000) -> dict:
         total = sum(len(x) for x in pick)
         samples.append(elo(sum(sum(x) for x in pick) / total))
     samples.sort()
-    lo: float | None = samples[int(0.025 * boot)]
-    hi: float | None = samples[int(0.975 * boot) - 1]
+    return samples[int(0.025 * boot)], samples[int(0.975 * boot) - 1]
+
+
+def summarize(rows: list[dict], boot: int = 2000) -> dict:
+    by_deal = _by_deal(rows)
+    deals = sorted(by_deal)
+    flat = [x for d in deals for x in by_deal[d]]
+    p = sum(flat) / len(flat)
+    lo: float | None
+    hi: float | None
     if p == 1.0:
         lo, hi = one_sided_bound(len(deals)), None
     elif p == 0.0:
         lo, hi = None, -one_sided_bound(len(deals))
+    else:
+        lo, hi = _bootstrap_interval(by_deal, boot)
     times = [t for row in rows for t in row["times_ms"]]
     return {
         "matches": len(rows), "deals": len(deals), "pairs": len(flat), "p": p, "elo": elo(p),
