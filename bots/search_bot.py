@@ -19,8 +19,8 @@ Budget per decision, from the environment (the manifest's ``[env]``):
   less when the match's CPU-seconds limit comes near.
 
 ``SEARCH_OPPONENT_MODEL=0`` turns off the games' opponent models
-(``GameConfig.refine``: kings_order deals the other hands to fit how the
-heuristic would have played). They are on by default: they assume players
+(``GameConfig.refine``: kings_order and target deal the other hands to fit
+how the heuristic would have played). They are on by default: they assume players
 who play like the heuristic, and gain nothing against other searches.
 """
 

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import random
 
+import pytest
+
 from bots.heuristics import load
 from bots.heuristics.kings_order import _Model, _play_value
 from bots.search.beliefs import EPSILON, KingsOrderRefiner, _turns, played_like
@@ -176,14 +178,17 @@ def test_the_search_with_the_model_repeats_its_moves_with_fixed_playouts() -> No
     assert sum(worlds for _, _, worlds in runs[0]) >= 20  # the searches ran
 
 
-def test_the_opponent_model_can_be_turned_off(monkeypatch) -> None:
+@pytest.mark.parametrize("game", ["kings_order", "target"])
+def test_the_opponent_model_can_be_turned_off(monkeypatch, game: str) -> None:
+    from bots.search.target_beliefs import TargetRefiner
     from bots.search_bot import SearchBot
 
-    start = {"match_id": "model", "game": "kings_order", "seat": 0, "players": 4,
+    start = {"match_id": "model", "game": game, "seat": 0, "players": 4,
              "teams": None, "limits": {"decision_ms": 1000, "cpu_s": None}}
     bot = SearchBot(iterations=8)
     bot.on_start(start)
-    assert bot.searcher is not None and isinstance(bot.searcher.refine, KingsOrderRefiner)
+    model = {"kings_order": KingsOrderRefiner, "target": TargetRefiner}[game]
+    assert bot.searcher is not None and isinstance(bot.searcher.refine, model)
     monkeypatch.setenv("SEARCH_OPPONENT_MODEL", "0")
     bot = SearchBot(iterations=8)
     bot.on_start(start)

@@ -73,6 +73,7 @@ ORACLE_UNSEEN = {
     "all_aboard": _shuffle_deck_and_certificates,
     "tateyoko": lambda state, rng: rng.shuffle(state.deck),
     "kings_order": lambda state, rng: None,  # the set-aside cards never come into play
+    "target": lambda state, rng: rng.shuffle(state.deck),  # face-down discards have owners
 }
 
 

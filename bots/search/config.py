@@ -86,6 +86,12 @@ def _kings_order_refiner() -> Any:
     return KingsOrderRefiner()
 
 
+def _target_refiner() -> Any:
+    from bots.search.target_beliefs import TargetRefiner
+
+    return TargetRefiner()
+
+
 def _tuned_base(slug: str) -> Callable[[dict, list, Any], int]:
     """The game's tuned default move (``bots.search.tuned.BASES``), imported
     on first use like the other hooks."""
@@ -194,9 +200,15 @@ CONFIGS: dict[str, GameConfig] = {
     # target_eval); gains within noise, kept for the calibration. depth 1 or
     # 3, z_prune 3, z_final 0.8 and a prior for 4 candidates measured within
     # noise too (-21 to +9 Elo)
+    # refine: the other hands dealt again to fit each player's latest play
+    # and discards (bots.search.target_beliefs): +2 [-14, +17] Elo paired at
+    # 100 ms over 460 deals (50000-50159, 31000-31299), kept by a rule fixed
+    # beforehand (any gain at all on 50040-50159: +2); it costs 15% of the
+    # playouts
     "target": GameConfig(
         round_of=lambda g: g.round, remaining=lambda g: 1.0, sigma=1.7, depth=2,
-        estimate=_target_strengths, fast_playout=_target_round_playout),
+        estimate=_target_strengths, fast_playout=_target_round_playout,
+        refine=_target_refiner),
     # z_final 0.8 rather than 1.3: +100 [+69, +132] against +70 [+36, +106] Elo
     # at 205 playouts on the same 60 deals (leaves the heuristic's move in 21%
     # of searches rather than 17%)
