@@ -408,7 +408,7 @@ def test_a_sweep_gets_a_one_sided_interval_that_tightens_with_more_deals():
     assert mixed["lo"] < mixed["elo"] < mixed["hi"] and interval_text(mixed).count("+") == 2
 
 
-@pytest.mark.parametrize("slug", ["tateyoko", "all_aboard", "kings_order"])
+@pytest.mark.parametrize("slug", ["tateyoko", "all_aboard", "kings_order", "target"])
 def test_the_oracle_probe_searches_the_true_hands_and_shuffles_only_the_unseen(slug):
     from bots.search.arena import oracle_worlds, play
 
@@ -421,9 +421,12 @@ def test_the_oracle_probe_searches_the_true_hands_and_shuffles_only_the_unseen(s
     assert world is not game and world.hands == game.hands
     unseen = {"tateyoko": lambda g: sorted(g.deck),
               "all_aboard": lambda g: sorted(g.deck + [c for cs in g.certs for c in cs]),
-              "kings_order": lambda g: sorted(g.set_aside)}[slug]
+              "kings_order": lambda g: sorted(g.set_aside),
+              "target": lambda g: sorted(g.deck)}[slug]
     assert unseen(world) == unseen(game)
-    if slug == "tateyoko":
+    if slug == "target":  # face-down discards stay where their owners put them
+        assert world.discard == game.discard
+    if slug in ("tateyoko", "target"):
         assert world.deck != game.deck  # shuffled again
     if slug == "all_aboard":
         assert [len(c) for c in world.certs] == [len(c) for c in game.certs]

@@ -11,6 +11,7 @@ import math
 import random
 from collections import Counter
 
+import bots.search.beliefs as beliefs
 import bots.search.target_beliefs as target_beliefs
 from bots.heuristics import load
 from bots.heuristics.target import choose_play
@@ -137,8 +138,8 @@ def test_a_seat_that_never_fits_is_left_alone(monkeypatch) -> None:
         hands = [list(h) for h in world.hands]
         refiner(world, obs, random.Random(i))
         assert world.hands == hands  # nothing fitted: the rules' deal stands
-    per_seat = -(-target_beliefs.GIVE_UP_AFTER // target_beliefs.TRIES) * target_beliefs.TRIES
-    assert all(refiner.tried[ev.seat] == per_seat for ev in evidence(obs))
+    per_seat = -(-beliefs.GIVE_UP_AFTER // target_beliefs.TRIES) * target_beliefs.TRIES
+    assert all(refiner.record.tried[ev.seat] == per_seat for ev in evidence(obs))
 
 
 def test_the_search_with_the_model_repeats_its_moves_with_fixed_playouts() -> None:

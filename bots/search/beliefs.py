@@ -36,6 +36,26 @@ GIVE_UP_SHARE = 0.05
 EPSILON = 1e-9  # the heuristic's own tie tolerance
 
 
+class FitRecord:
+    """Per seat, the tries one decision's worlds have made to fit its play
+    and how many fitted: a seat fitted rarely (under ``GIVE_UP_SHARE`` of
+    ``GIVE_UP_AFTER`` tries or more) plays unlike the heuristic, and its
+    worlds are left as the rules deal them for the rest of the decision.
+    Shared by the games' refiners."""
+
+    def __init__(self) -> None:
+        self.tried: dict[int, int] = {}
+        self.fitted: dict[int, int] = {}
+
+    def given_up(self, seat: int) -> bool:
+        tried = self.tried.get(seat, 0)
+        return tried >= GIVE_UP_AFTER and self.fitted[seat] < GIVE_UP_SHARE * tried
+
+    def add(self, seat: int, attempts: int, fitted: bool) -> None:
+        self.tried[seat] = self.tried.get(seat, 0) + attempts
+        self.fitted[seat] = self.fitted.get(seat, 0) + fitted
+
+
 class _View:
     """What a seat saw at the start of one of its turns, shaped like the
     engine's state as the fast model (``bots.search.fast``) reads it (the
@@ -134,19 +154,17 @@ class KingsOrderRefiner:
         self.key: tuple | None = None
         self.turns: dict[int, list[_Turn]] = {}
         self.bounds: tuple[list[int], list[int]] = ([], [])
-        self.tried: dict[int, int] = {}
-        self.fitted: dict[int, int] = {}
+        self.record = FitRecord()
 
     def __call__(self, world: Any, obs: dict, rng: random.Random) -> None:
         key = (obs["round"], len(obs["log"]), obs["seat"])
         if key != self.key:
             self.key, self.turns, self.bounds = key, _turns(obs), kings_order_bounds(obs)
-            self.tried, self.fitted = {}, {}
+            self.record = FitRecord()
         lo, hi = self.bounds
         for seat, turns in self.turns.items():
             hand = world.hands[seat]
-            tried = self.tried.get(seat, 0)
-            if not hand or (tried >= GIVE_UP_AFTER and self.fitted[seat] < GIVE_UP_SHARE * tried):
+            if not hand or self.record.given_up(seat):
                 continue
             fitted = played_like(turns, hand)
             attempts = 1
@@ -161,5 +179,4 @@ class KingsOrderRefiner:
                     chosen = set(candidate)
                     world.hands[seat] = sort_hand(candidate)
                     world.set_aside = [c for c in pool if c not in chosen]
-            self.tried[seat] = tried + attempts
-            self.fitted[seat] = self.fitted.get(seat, 0) + fitted
+            self.record.add(seat, attempts, fitted)

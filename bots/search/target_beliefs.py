@@ -47,19 +47,17 @@ from __future__ import annotations
 import random
 from typing import Any
 
+from bots.search.beliefs import FitRecord
 from bots.search.fast import _target_discard, _target_play
 
 TRIES = 16
 MAX_DISCARD = 2
-# as in kings_order: after this many tries, a seat fitted this rarely is left alone
-GIVE_UP_AFTER = 48
-GIVE_UP_SHARE = 0.05
 
 
 class _Evidence:
     """One seat's latest play and what it did since: the target and the
-    plays before it, the card, how many cards it discarded face down since
-    (None: it has not had its discard step since) and whether it drew."""
+    plays before it, the card, and how many cards it discarded face down
+    since (None: it has not had its discard step since, nor drawn)."""
 
     def __init__(self, seat: int, target: int, before: list[tuple[int, int]], card: int,
                  discards: int | None) -> None:
@@ -84,10 +82,9 @@ class _Evidence:
         played the card and discarded as many as the seat did; else None."""
         if not self.may_hold.issuperset(held):
             return None
-        held = sorted([*held, self.card])
         if self.discards is None:
             return []
-        held.remove(self.card)
+        held = list(held)  # the caller's list stays as it was
         discarded: list[int] = []
         while len(discarded) < MAX_DISCARD and held:
             card = _target_discard(held)
@@ -128,21 +125,16 @@ class TargetRefiner:
     def __init__(self) -> None:
         self.key: tuple | None = None
         self.evidence: list[_Evidence] = []
-        self.tried: dict[int, int] = {}
-        self.fitted: dict[int, int] = {}
+        self.record = FitRecord()
 
     def __call__(self, world: Any, obs: dict, rng: random.Random) -> None:
         key = (obs["round"], obs["phase"], len(obs["plays"]), tuple(obs["discarded"]), obs["seat"])
         if key != self.key:
             self.key, self.evidence = key, evidence(obs)
-            self.tried, self.fitted = {}, {}
+            self.record = FitRecord()
         for ev in self.evidence:
-            tried = self.tried.get(ev.seat, 0)
-            if tried >= GIVE_UP_AFTER and self.fitted[ev.seat] < GIVE_UP_SHARE * tried:
-                continue
-            attempts, fitted = _refit(world, ev, rng)
-            self.tried[ev.seat] = tried + attempts
-            self.fitted[ev.seat] = self.fitted.get(ev.seat, 0) + fitted
+            if not self.record.given_up(ev.seat):
+                self.record.add(ev.seat, *_refit(world, ev, rng))
 
 
 def _own_discards(world: Any, seat: int, count: int) -> list[int] | None:
