@@ -204,7 +204,9 @@ CONFIGS: dict[str, GameConfig] = {
     # and discards (bots.search.target_beliefs): +2 [-14, +17] Elo paired at
     # 100 ms over 460 deals (50000-50159, 31000-31299), kept by a rule fixed
     # beforehand (any gain at all on 50040-50159: +2); it costs 15% of the
-    # playouts
+    # playouts. Not kept (README, paired on 32000-32149): 200 ms, depth 4 or
+    # to the end, whole discards as candidates, a playout scored by the
+    # mean of two cuts (-7 to -38 Elo)
     "target": GameConfig(
         round_of=lambda g: g.round, remaining=lambda g: 1.0, sigma=1.7, depth=2,
         estimate=_target_strengths, fast_playout=_target_round_playout,
