@@ -206,7 +206,7 @@ CONFIGS: dict[str, GameConfig] = {
     # beforehand (any gain at all on 50040-50159: +2); it costs 15% of the
     # playouts. Not kept (README, paired on 32000-32149): 200 ms, depth 4 or
     # to the end, whole discards as candidates, a playout scored by the
-    # mean of two cuts (-7 to -38 Elo)
+    # mean of two cuts (-7 to -38 Elo), min_worlds 10 (+1 [-18, +19])
     "target": GameConfig(
         round_of=lambda g: g.round, remaining=lambda g: 1.0, sigma=1.7, depth=2,
         estimate=_target_strengths, fast_playout=_target_round_playout,
