@@ -68,12 +68,16 @@ def _shuffle_deck_and_certificates(state, rng: random.Random) -> None:
     state.deck = pool
 
 
+def _shuffle_deck(state, rng: random.Random) -> None:
+    rng.shuffle(state.deck)
+
+
 # per game, how the --oracle probe shuffles what no player has seen
 ORACLE_UNSEEN = {
     "all_aboard": _shuffle_deck_and_certificates,
-    "tateyoko": lambda state, rng: rng.shuffle(state.deck),
+    "tateyoko": _shuffle_deck,
     "kings_order": lambda state, rng: None,  # the set-aside cards never come into play
-    "target": lambda state, rng: rng.shuffle(state.deck),  # face-down discards have owners
+    "target": _shuffle_deck,  # face-down discards have owners
 }
 
 
