@@ -191,26 +191,34 @@ def test_grazia_fast_playout_ends_where_stepping_the_policy_ends():
     assert played > 10
 
 
-@pytest.mark.parametrize("players", [2, 4, 6])
-def test_target_fast_playout_ends_where_stepping_the_policy_ends(players):
+@pytest.mark.parametrize("players,hero", [(2, -1), (4, -1), (6, -1), (3, 0), (4, 2)])
+def test_target_fast_playout_ends_where_stepping_the_policy_ends(players, hero):
+    """The heuristic at every seat, or (``hero``) the search's tuned default
+    move at one seat (``GameConfig.playout_base``: its discards differ)."""
     from bots.search.fast import target_playout
+    from bots.search.tuned import BASES
 
     heuristic = load("target")  # on the wire, as a bot: independent of fast.py
-    played = 0
+    played = hero_discards = 0
     for game, _seat, _obs, _legal in decision_points("target", players, seed=11, noise=0.5):
         stop = game.round + 1 + game.decisions % 3  # 1-3 round boundaries on, or the end
         stepped, fast = game.clone(), game.clone()
         while not stepped.is_terminal() and stepped.round < stop:
             options = stepped.legal_actions()
-            obs, wire_legal = wire([stepped.observation(stepped.current_player()), options])
-            stepped.apply_unchecked(options[heuristic(obs, wire_legal, random.Random(0))])
-        target_playout(fast, stop)
+            seat = stepped.current_player()
+            obs, wire_legal = wire([stepped.observation(seat), options])
+            mover = BASES["target"] if seat == hero else heuristic
+            index = mover(obs, wire_legal, random.Random(0))
+            hero_discards += seat == hero and obs["phase"] == "discard" and index > 0
+            stepped.apply_unchecked(options[index])
+        target_playout(fast, stop, hero=hero)
         skip = ("rng", "events")
         assert ({k: v for k, v in fast.__dict__.items() if k not in skip}
                 == {k: v for k, v in stepped.__dict__.items() if k not in skip})
         assert fast.rng.getstate() == stepped.rng.getstate()  # the same refills
         played += 1
     assert played > 20
+    assert hero_discards > (20 if hero >= 0 else -1)
 
 
 def test_target_fast_play_and_discard_pick_the_heuristics_moves():

@@ -78,14 +78,15 @@ def test_the_tuned_all_aboard_move_keeps_its_joker_while_the_round_goes_on():
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("slug,deals", [("all_aboard", 200), ("tateyoko", 100), ("tile_hunt", 40)])
+@pytest.mark.parametrize("slug,deals", [("all_aboard", 200), ("tateyoko", 100), ("tile_hunt", 40),
+                                        ("target", 200)])
 def test_the_tuned_move_beats_the_heuristic(slug, deals):
     """Deterministic (fixed deals and seeds), 6-15 s each. On these deals:
     all_aboard +111 [+93, +129] Elo (+33 [+18, +47] before the all-red
     bonus waited for the round's end), tateyoko +125 [+103, +150] (+51
     [+30, +73] with the open cards alone as a tie-break), tile_hunt +100
-    [+57, +146] (the module doc: +118, +88 and +86 on 2,000, 500 and 600
-    other deals)."""
+    [+57, +146], target +76 [+59, +94] (the module doc: +118, +88, +86
+    and +78 on 2,000, 500, 600 and 1,000 other deals)."""
     result = compare(slug, players=4, deals=deals, first_deal=500)
     assert result["deals"] == deals and result["lo"] > 0, result
 
@@ -173,3 +174,34 @@ def test_the_search_keeps_its_tuned_move_when_it_cannot_tell():
         assert outcome.index == outcome.heuristic == expected
         differs += expected != heuristic(obs, legal, random.Random(11))
     assert differs > 0, "the tuned move is never other than the heuristic's"
+
+
+def test_the_tuned_target_move_discards_what_a_drawn_card_would_beat():
+    """The heuristic discards only ranks 5-9 (reach 8 or less). The tuned
+    move values a hand by the odds of its farthest card of each target's
+    suit: a 3 or a J goes (a drawn card is likelier to do better), as does
+    the lower of two cards of one suit; an A and a K of one suit stay
+    together (one of them is farthest from every target of the suit), and
+    a hand of extremes in four suits is kept whole."""
+    from bots.heuristics.target import choose_discard
+    from bots.search.target_hand import discard as target_discard
+    from bots.search.target_hand import hand_value as target_hand_value
+    from games.tennos import card  # suit 0-5, rank 1 (A) to 13 (K)
+
+    def both(hand: list[int]) -> tuple[int | None, object]:
+        legal = ["stop", *sorted(hand)]
+        return target_discard(sorted(hand), 4), legal[choose_discard({}, legal)]
+
+    assert both([card(0, 1), card(1, 13), card(2, 7), card(2, 6)]) == (card(2, 7), card(2, 7))
+    assert both([card(0, 1), card(1, 13), card(2, 4), card(3, 10)]) == (card(2, 4), "stop")
+    assert both([card(0, 3), card(1, 11), card(2, 2), card(3, 12)]) == (card(0, 3), "stop")
+    assert both([card(0, 1), card(0, 2), card(1, 12), card(3, 13)]) == (card(0, 2), "stop")
+    assert both([card(0, 1), card(0, 13), card(1, 12), card(3, 13)]) == (None, "stop")
+    assert both([card(0, 1), card(1, 13), card(2, 1), card(3, 13)]) == (None, "stop")
+    # farther is worth more, and a second suit more than a second card of one
+    unseen = 60
+    assert target_hand_value([card(0, 1)], unseen) > target_hand_value([card(0, 3)], unseen)
+    assert (target_hand_value([card(0, 1), card(1, 1)], unseen)
+            > target_hand_value([card(0, 1), card(0, 2)], unseen))
+    # with one other hand (20 unseen cards) a middling 4 is seldom beaten: it stays
+    assert target_discard(sorted([card(0, 1), card(1, 13), card(2, 4), card(3, 10)]), 2) is None

@@ -46,13 +46,17 @@ class GameConfig:
     # than 8 measured better in kings_order, tateyoko, grazia and all_aboard:
     # more worlds for the moves that matter)
     max_candidates: int = 4
-    # fast_playout(state, rng) plays a state on with the heuristic at every
+    # fast_playout(state, rng, seat) plays a state on with the heuristic at every
     # seat on the engine's fields: to the same state, drawing the same rollout
     # random numbers, as stepping the rollout policy would, only faster. It
     # plays the current round (with round_of) or on to the end, and may stop
     # short (near the cap on decisions); the playout steps on from there
     # (only with policy "heuristic")
-    fast_playout: Callable[[Any, Any], None] | None = None
+    fast_playout: Callable[[Any, Any, int], None] | None = None
+    # playout_base: the fast playout plays the searching seat (``seat``
+    # above; -1 when off) by the default move where it can (target's
+    # discards, bots.search.target_hand), the other seats as the heuristic
+    playout_base: bool = False
     # turn_search(searcher): a game's own search for the steps it takes
     # (turn_step(obs)), in place of the flat search over candidates
     turn_search: Callable[[Any], Any] | None = None
@@ -67,14 +71,14 @@ class GameConfig:
     base: Callable[[dict, list, Any], int] | None = None
 
 
-def _grazia_playout(g, rng) -> None:
+def _grazia_playout(g, rng, seat: int) -> None:
     """The heuristic plays grazia without the rng."""
     from bots.search.fast import grazia_playout
 
     grazia_playout(g)
 
 
-def _tateyoko_playout(g, rng) -> None:
+def _tateyoko_playout(g, rng, seat: int) -> None:
     from bots.search.tateyoko_fast import tateyoko_playout
 
     tateyoko_playout(g, rng)
@@ -123,11 +127,11 @@ def _target_strengths(g) -> list[float]:
     return target_strengths(g)
 
 
-def _target_round_playout(g, rng) -> None:
+def _target_round_playout(g, rng, seat: int) -> None:
     """The heuristic plays target without the rng: only the round is needed."""
     from bots.search.fast import target_playout
 
-    target_playout(g, g.round + 1)
+    target_playout(g, g.round + 1, hero=seat)
 
 
 def _twin_left(g) -> float:
@@ -207,10 +211,17 @@ CONFIGS: dict[str, GameConfig] = {
     # playouts. Not kept (README, paired on 32000-32149): 200 ms, depth 4 or
     # to the end, whole discards as candidates, a playout scored by the
     # mean of two cuts (-7 to -38 Elo), min_worlds 10 (+1 [-18, +19])
+    # base: the tuned default move, discarding by a hand-value model
+    # (bots.search.tuned, target_hand; +78 Elo alone over the heuristic):
+    # +10 [-2, +24] Elo paired at 100 ms on 600 deals (31000-31299,
+    # 32000-32299), +106 [+96, +116] over the heuristic against +96; kept
+    # by a rule fixed beforehand (any gain). playout_base: +0.05 [-12, +12]
+    # paired on the same deals over that (+106 [+97, +116]); kept by the
+    # same kind of rule (any gain), though it is no gain at all
     "target": GameConfig(
         round_of=lambda g: g.round, remaining=lambda g: 1.0, sigma=1.7, depth=2,
         estimate=_target_strengths, fast_playout=_target_round_playout,
-        refine=_target_refiner),
+        refine=_target_refiner, base=_tuned_base("target"), playout_base=True),
     # z_final 0.8 rather than 1.3: +100 [+69, +132] against +70 [+36, +106] Elo
     # at 205 playouts on the same 60 deals (leaves the heuristic's move in 21%
     # of searches rather than 17%)

@@ -12,7 +12,7 @@ numbers, only faster.
 
 The default move is the heuristic's, or where a game has one, a tuned
 variant of it that measured stronger (``GameConfig.base``,
-``bots.search.tuned``: all_aboard, tateyoko, tile_hunt); below, "the
+``bots.search.tuned``: all_aboard, tateyoko, tile_hunt, target); below, "the
 default move".
 
 Candidates: every legal move, or, with more than ``max_candidates``, the
@@ -171,9 +171,10 @@ class Searcher:
         policy = self.policy
         cap = self.cap
         fast = cfg.fast_playout if cfg.policy == "heuristic" else None
+        hero = self.seat if cfg.playout_base else -1
         if cfg.round_of is None:
             if fast is not None:
-                fast(state, rng)
+                fast(state, rng, hero)
             while not state.is_terminal() and state.decisions < cap:
                 legal = state.legal_actions()
                 index = 0 if len(legal) == 1 else policy(state, state.current_player(), legal, rng)
@@ -184,7 +185,7 @@ class Searcher:
         while not state.is_terminal() and state.decisions < cap and round_of(state) < stop:
             if fast is not None:
                 before = state.decisions
-                fast(state, rng)
+                fast(state, rng, hero)
                 if state.decisions != before:
                     continue  # else it stopped short of the cap: step on
             legal = state.legal_actions()

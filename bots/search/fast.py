@@ -23,6 +23,7 @@ from collections.abc import Callable, Iterable
 from typing import Any, cast
 
 from bots.heuristics.kings_order import CARD_KEEP, TOOL_SHARE
+from bots.search import target_hand
 from games.determinize import narrow_rank_bounds
 
 FastPolicy = Callable[[Any, int, list, random.Random], int]
@@ -275,14 +276,16 @@ def _target_cheapest(hand: list) -> int:
     return min(range(len(hand)), key=lambda i: (TARGET_REACH[hand[i]], hand[i]))
 
 
-def target_playout(state, stop_round: int) -> None:
+def target_playout(state, stop_round: int, hero: int = -1) -> None:
     """Plays ``state`` on with the heuristic at every seat until the round
     ``stop_round`` has begun or the match ends, one decision at a time on
     the engine's fields (its own judging, refilling and round start): the
     same moves, state, decision count and rng draws as stepping
     ``target_policy`` through the engine, without building legal lists or
     dispatching actions. It stops at the cap on decisions (the caller's
-    loop sees it) and leaves a state with events alone."""
+    loop sees it) and leaves a state with events alone. The seat ``hero``
+    (if any) discards by the search's tuned model instead
+    (``bots.search.target_hand``)."""
     from games.target import FACE_UP, MAX_DISCARD
 
     if state.events is not None:
@@ -309,7 +312,12 @@ def target_playout(state, stop_round: int) -> None:
             else:
                 state.to_act = nxt
         else:
-            card = _target_discard(hand) if hand else None
+            if not hand:
+                card = None
+            elif seat == hero:
+                card = target_hand.discard(hand, n)
+            else:
+                card = _target_discard(hand)
             if card is None:
                 state._refill_and_next(seat)
                 continue
