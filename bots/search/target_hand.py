@@ -53,10 +53,11 @@ def _draw_gain(ranks: tuple[int, ...], unseen: int) -> float:
 
 
 def _suits(hand: list[int]) -> list[tuple[int, ...]]:
+    """Each suit's ranks in the hand, ascending (a hand's cards are distinct)."""
     suits: list[list[int]] = [[] for _ in range(6)]
     for c in sorted(hand):
         suits[c // NUM_RANKS].append(c % NUM_RANKS)
-    return [tuple(sorted(set(ranks))) for ranks in suits]
+    return [tuple(ranks) for ranks in suits]
 
 
 def hand_value(hand: list[int], unseen: int) -> float:

@@ -78,9 +78,10 @@ tuned move values a hand by what it is worth to the next target: over the
 is not beaten, taken as the chance that none of ``K`` unseen cards, each
 any of the 78, is of that suit and farther (``bots.search.target_hand``;
 ``K`` = 20 per other player). It discards the card whose place a drawn
-card fills best, while one gains (two at most, as the rules allow): a 3 or a J goes, and the lower of two cards of a suit, while
-an A and a K of one suit stay together (every target of the suit has one
-of them farthest). With ``K`` at the cards another hand holds (5 per
+card fills best, while one gains (two at most, as the rules allow): a 3
+or a J goes, and the lower of two cards of a suit, while an A and a K of
+one suit stay together (every target of the suit has one of them
+farthest). With ``K`` at the cards another hand holds (5 per
 player) the model rates middling distances too highly: on deals 0-199
 (4 players) 1.7, 5, 10, 15, 20, 27, 33 and 50 per other player gave +11,
 +44, +67, +73, +102, +102, +101 and +88 Elo. Against the heuristic on
