@@ -20,7 +20,15 @@ runner does with 2 Ray workers); ``--in-flight 2`` plays that many matches
 at a time per worker, interleaved on one thread as a league worker plays
 them (``--matches-per-worker``).
 
+``--sandbox none`` runs bots as this user, with every right it has. The
+harness's own bots (manifests in bots/ and harness/bench_bots/) may run so:
+they are the harness's code. A league with any other bot is measured in the
+bubblewrap sandbox only, unless ``--unsandboxed-i-trust-these-bots`` is
+given as well, which prints a warning: a bot run unsandboxed could rewrite
+the bot cache, other bots' copies and their seals included.
+
     python -m harness.bench_decisions [--league demo|trivial|FILE] [--sandbox none|bwrap]
+                                      [--unsandboxed-i-trust-these-bots]
                                       [--matches 40] [--workers 1,2] [--in-flight 1,2]
                                       [--profile FILE] [--rounds 3]
 """
@@ -34,6 +42,7 @@ import multiprocessing as mp
 import os
 import pstats
 import resource
+import sys
 import tempfile
 import time
 from collections.abc import Callable
@@ -43,12 +52,15 @@ from typing import Any
 
 from games import get_game
 from harness.botproc import _same_on_the_wire
+from harness.catalog import BUILTIN_BOT_DIR
 from harness.ceiling import round_trips_per_second, traffic_round_trips
 from harness.league import League, load_league
 from harness.match import BotPool, MatchResult, MatchSteps, match_steps, play_interleaved, run_match
 from harness.sandbox import Sandbox
 
 BENCH_BOTS = Path(__file__).resolve().parent / "bench_bots"
+OWN_BOT_DIRS = (BUILTIN_BOT_DIR, BENCH_BOTS)  # the harness's own bots: trusted unsandboxed
+TRUST_FLAG = "--unsandboxed-i-trust-these-bots"
 # The issue's "trivial bots": the pipe ceiling's bot speaking the protocol, so
 # harness + trivial bot is compared with driver + the same bot, no harness.
 TRIVIAL_LEAGUE = """name = "trivial"
@@ -74,6 +86,24 @@ def load_bench_league(name: str) -> League:
     if name == "trivial":
         return league_from_text(TRIVIAL_LEAGUE)
     return load_league(name, bot_dirs=[BENCH_BOTS])
+
+
+def foreign_bots(league: League) -> list[str]:
+    """The league's bots that are not the harness's own (OWN_BOT_DIRS)."""
+    return sorted(name for name, spec in league.specs.items()
+                  if spec.manifest.parent not in OWN_BOT_DIRS)
+
+
+class UntrustedBots(RuntimeError):
+    """Bots that are not the harness's own, asked to run unsandboxed without TRUST_FLAG."""
+
+
+def refuse_unsandboxed(league: League, sandbox: str, trust_bots: bool) -> None:
+    foreign = foreign_bots(league)
+    if sandbox == "none" and foreign and not trust_bots:
+        raise UntrustedBots(f"--sandbox none would run {', '.join(foreign)} unsandboxed, with "
+                            f"your rights; they are not the harness's own bots. Leave --sandbox "
+                            f"out (bwrap), or pass {TRUST_FLAG} if you trust them")
 
 
 @dataclass
@@ -127,15 +157,18 @@ def _engine_cpu(game_slug: str, replays: list[dict[str, Any]]) -> float:
 
 def play(league_name: str = "demo", sandbox: str = "none", matches: int = 40,
          offset: int = 0, profile: str | None = None, pin: bool = False,
-         in_flight: int = 1, barrier: Any = None) -> DecisionFigures:
+         in_flight: int = 1, barrier: Any = None, *,
+         trust_bots: bool = False) -> DecisionFigures:
     """Matches in this process, with a warm pool: the figures of the loop alone.
     ``in_flight`` matches at a time on this thread (play_interleaved), as a
     league worker plays them (``--matches-per-worker``). ``pin``: this
-    process and its bots (which inherit it) keep to one CPU."""
+    process and its bots (which inherit it) keep to one CPU. Only the
+    harness's own bots run with ``sandbox="none"``, unless ``trust_bots``."""
     if pin:
         cpus = sorted(os.sched_getaffinity(0))
         os.sched_setaffinity(0, {cpus[offset % len(cpus)]})
     league = load_bench_league(league_name)
+    refuse_unsandboxed(league, sandbox, trust_bots)
     pool = BotPool(league.specs, league.limits, Sandbox(sandbox), league.bundles)
     players, game = league.players, league.game
 
@@ -191,23 +224,24 @@ def play(league_name: str = "demo", sandbox: str = "none", matches: int = 40,
 
 
 def _play_in_child(args: tuple[str, str, int, int, None, bool, int, Any],
-                   results: mp.Queue[DecisionFigures | str]) -> None:
+                   results: mp.Queue[DecisionFigures | str], trust_bots: bool) -> None:
     try:
-        results.put(play(*args))
+        results.put(play(*args, trust_bots=trust_bots))
     except BaseException as exc:  # noqa: BLE001 - the parent reports it
         args[-1].abort()  # no worker waits for this one
         results.put(f"{type(exc).__name__}: {exc}")
 
 
 def play_parallel(league_name: str, sandbox: str, matches: int, workers: int,
-                  pin: bool = False, in_flight: int = 1) -> DecisionFigures:
+                  pin: bool = False, in_flight: int = 1,
+                  trust_bots: bool = False) -> DecisionFigures:
     """``workers`` forked processes at once, each with its own bots."""
     context = mp.get_context("fork")
     results: mp.Queue[DecisionFigures | str] = context.Queue()
     barrier = context.Barrier(workers)
     procs = [context.Process(target=_play_in_child,
                              args=((league_name, sandbox, matches, w, None, pin, in_flight, barrier),
-                                   results))
+                                   results, trust_bots))
              for w in range(workers)]
     for proc in procs:
         proc.start()
@@ -243,7 +277,12 @@ def report(figures: DecisionFigures, ceiling: float, label: str,
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--league", default="demo")
-    parser.add_argument("--sandbox", default="none,bwrap", help="none, bwrap, or both")
+    parser.add_argument("--sandbox", default=None,
+                        help="none, bwrap, or both (none,bwrap: the default for the harness's "
+                             "own bots; bwrap for any other)")
+    parser.add_argument(TRUST_FLAG, dest="trust_bots", action="store_true",
+                        help="let --sandbox none run bots that are not the harness's own, as "
+                             "you, with every right you have")
     parser.add_argument("--matches", type=int, default=40, help="per worker and round")
     parser.add_argument("--workers", default="1,2")
     parser.add_argument("--in-flight", default="1,2",
@@ -255,6 +294,7 @@ def main() -> None:
     parser.add_argument("--profile", metavar="FILE",
                         help="cProfile one single-worker round into FILE and print its top")
     args = parser.parse_args()
+    modes = _sandbox_modes(parser, args)
     workers_list = [int(w) for w in args.workers.split(",")]
     pairs = sorted(set(workers_list) | {1, 2})
     ceilings = {k: round_trips_per_second(k, args.seconds) for k in pairs}
@@ -269,21 +309,37 @@ def main() -> None:
         print(f"{league.game} traffic to trivial bots without the harness: " + ", ".join(
             f"{w} driver(s) {v:,.0f} round trips/s" for w, v in traffic.items()))
     if args.profile:
-        figures = play(args.league, args.sandbox.split(",")[0], args.matches,
-                       profile=args.profile)
+        figures = play(args.league, modes[0], args.matches, profile=args.profile,
+                       trust_bots=args.trust_bots)
         print(report(figures, ceiling, "profiled (slower)"))
         pstats.Stats(args.profile).sort_stats("tottime").print_stats(25)
         return
-    for mode in args.sandbox.split(","):
+    for mode in modes:
         for workers in workers_list:
             for in_flight in (int(k) for k in args.in_flight.split(",")):
                 best = max((play_parallel(args.league, mode, args.matches, workers, args.pin,
-                                          in_flight) for _ in range(args.rounds)),
+                                          in_flight, args.trust_bots)
+                            for _ in range(args.rounds)),
                            key=lambda f: f.decisions_s)
                 pinned = ", pinned" if args.pin else ""
                 print(report(best, ceiling, f"sandbox {mode}, {workers} worker(s) x {in_flight} "
                                             f"in flight{pinned}, best of {args.rounds}",
                              traffic.get(workers)))
+
+
+def _sandbox_modes(parser: argparse.ArgumentParser, args: argparse.Namespace) -> list[str]:
+    """The sandboxes to measure in: unsandboxed only for the harness's own
+    bots, or with TRUST_FLAG and a warning."""
+    foreign = foreign_bots(load_bench_league(args.league))
+    modes = args.sandbox.split(",") if args.sandbox else ["bwrap"] if foreign else ["none", "bwrap"]
+    if "none" in modes and foreign:
+        if not args.trust_bots:
+            parser.error(f"--sandbox none would run {', '.join(foreign)} unsandboxed, with your "
+                         f"rights; they are not the harness's own bots. Pass {TRUST_FLAG} if "
+                         "you trust them")
+        print(f"warning: {TRUST_FLAG}: {', '.join(foreign)} run unisolated, as you, with every "
+              "right you have", file=sys.stderr)
+    return modes
 
 
 if __name__ == "__main__":

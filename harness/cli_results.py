@@ -13,6 +13,7 @@ from typing import Any, Optional
 import typer
 
 from harness.cli import DbOption, _store, app, fail, print_stderr_tail
+from harness.safe_text import printable
 
 TABLE_HELP = """Elo ratings from one fit of all stored results of a league.
 
@@ -65,7 +66,8 @@ def table(
         fail(f"no results for league {name!r} in {db}")
     if versus is not None and len(versus) != 2:
         fail("--versus takes two bots: --versus A --versus B")
-    fit = rating_fit(store.seat_tuples(name))  # read in chunks, never a list of every row
+    # the sufficient statistics the store keeps (else seat rows, read in chunks)
+    fit = rating_fit(store.ratings_source(name))
     rows = fit.rows
     if not all_versions:
         latest = {versions[-1] for versions in store.bot_versions().values()}
@@ -81,7 +83,8 @@ def table(
                                    "differences": [d.as_dict() for d in fit.differences()
                                                    if d.first in order and d.second in order]}
         if matrix:
-            bots, rates, games = _ordered_head_to_head(head_to_head(store.seat_tuples(name)), order)
+            bots, rates, games = _ordered_head_to_head(head_to_head(store.ratings_source(name)),
+                                                       order)
             payload["head_to_head"] = {
                 a: {b: (None if games[i][j] == 0 else round(float(rates[i][j]), 4))
                     for j, b in enumerate(bots) if i != j} for i, a in enumerate(bots)}
@@ -95,16 +98,36 @@ def table(
     _print_table(rows, labels, think)
     _print_differences(pairs, labels)
     if matrix:
-        _print_matrix(_ordered_head_to_head(head_to_head(store.seat_tuples(name)), order), labels)
+        _print_matrix(_ordered_head_to_head(head_to_head(store.ratings_source(name)), order),
+                      labels)
 
 
 def _differences(fit: Any, order: list[str], versus: Optional[list[str]]) -> list[Any]:
     if versus:
         try:
-            return [fit.difference(versus[0], versus[1])]
+            pair = fit.difference(versus[0], versus[1])
         except KeyError as exc:
             fail(str(exc.args[0]))
+        _warn_twins(fit.bots, (pair.first, pair.second))
+        return [pair]
     return [fit.difference(a, b) for a, b in zip(order, order[1:])]
+
+
+def _warn_twins(bots: list[str], chosen: tuple[str, ...]) -> None:
+    """--versus rates one name: copies of one bot (``copies`` in the league
+    file, or bots repeated at a table) are that name, pooled, but the same
+    code under other names is rated apart; say so."""
+    for bot in chosen:
+        name, _, version = bot.partition("@")
+        twins = [b.split("@")[0] for b in bots
+                 if b != bot and version and b.partition("@")[2] == version]
+        if twins:
+            typer.secho(f"note: {', '.join(printable(t, False) for t in twins)} "
+                        f"{'is' if len(twins) == 1 else 'are'} the same code as "
+                        f"{printable(name, False)} under another name, rated apart: this compares "
+                        f"{printable(name, False)} alone (seat copies of one bot with copies = "
+                        f"{{ {printable(name, False)} = N }} to pool them)",
+                        err=True, fg=typer.colors.YELLOW)
 
 
 def _print_differences(pairs: list[Any], labels: dict[str, str]) -> None:
@@ -120,9 +143,10 @@ def _print_differences(pairs: list[Any], labels: dict[str, str]) -> None:
 
 
 def _labels(bot_ids: list[str]) -> dict[str, str]:
-    """name, or name@version-prefix where one name has several versions shown."""
+    """name, or name@version-prefix where one name has several versions shown;
+    escaped, since a bot names itself."""
     names = [b.split("@")[0] for b in bot_ids]
-    return {b: (n if names.count(n) == 1 else f"{n}@{b.split('@', 1)[1][:6]}")
+    return {b: printable(n if names.count(n) == 1 else f"{n}@{b.split('@', 1)[1][:6]}", False)
             for b, n in zip(bot_ids, names)}
 
 
@@ -164,7 +188,7 @@ def _print_csv(rows: list[Any], think: Think) -> None:
                      "avg_rank", "faults", "think_ms_mean", "think_ms_max"])
     for position, r in enumerate(rows, 1):
         times = _think_dict(think.get(r.bot))
-        writer.writerow([position, r.bot, f"{r.elo:.1f}", f"{r.elo_low:.1f}",
+        writer.writerow([position, printable(r.bot, False), f"{r.elo:.1f}", f"{r.elo_low:.1f}",
                          f"{r.elo_high:.1f}", r.games, f"{r.avg_score:.3f}",
                          f"{r.avg_rank:.3f}", r.faults,
                          "" if times["think_ms_mean"] is None else times["think_ms_mean"],
@@ -244,15 +268,15 @@ def matches(
         seats = json.loads(row["seats"])
         flags = (" CAPPED" if row["capped"] else "") + (f" faults={row['faulted']}" if row["faulted"] else "")
         typer.echo(f"{row['id']}  {row['league']:12} {row['game']:14} deal {row['deal']:<5} "
-                   f"{' '.join(s.split('@')[0] for s in seats)}{flags}")
+                   f"{' '.join(printable(s.split('@')[0], False) for s in seats)}{flags}")
         if fault is not None:
             _, seat_rows, _ = store.match(row["id"])
             for seat in seat_rows:
                 if seat["fault_kind"] == fault:
-                    typer.echo(f"    seat {seat['seat']} {seat['bot'].split('@')[0]}: "
+                    typer.echo(f"    seat {seat['seat']} {printable(seat['bot'].split('@')[0], False)}: "
                                f"{seat['fault_kind']} at decision {seat['fault_decision']}: "
-                               f"{seat['fault_detail']}")
-                    for line in (seat["fault_stderr"] or "").rstrip("\n").splitlines()[-5:]:
+                               f"{printable(seat['fault_detail'] or '', False)}")
+                    for line in printable(seat["fault_stderr"] or "").rstrip("\n").split("\n")[-5:]:
                         typer.echo(f"      | {line}")
 
 
@@ -318,15 +342,16 @@ def replay(
     except ValueError as exc:  # stored under other rules
         fail(str(exc))
     typer.echo("final standings:")
-    width = max(len(s["bot"]) for s in seats)
+    bots = {s["seat"]: printable(s["bot"], False) for s in seats}
+    width = max(len(bot) for bot in bots.values())
     for seat in sorted(seats, key=lambda s: (s["rank"], s["seat"])):
         note = (f"  FAULT {seat['fault_kind']} at decision {seat['fault_decision']}: "
-                f"{seat['fault_detail']}" if seat["fault_kind"] else "")
-        typer.echo(f"  {seat['rank']}. seat {seat['seat']} {seat['bot']:{width}} "
+                f"{printable(seat['fault_detail'] or '', False)}" if seat["fault_kind"] else "")
+        typer.echo(f"  {seat['rank']}. seat {seat['seat']} {bots[seat['seat']]:{width}} "
                    f"score {seat['score']:g}{note}")
     for seat in seats:
         if seat["fault_kind"]:
-            print_stderr_tail(f"seat {seat['seat']} ({seat['bot']})", seat["fault_stderr"] or "")
+            print_stderr_tail(f"seat {seat['seat']} ({bots[seat['seat']]})", seat["fault_stderr"] or "")
 
 
 @app.command()
@@ -342,10 +367,10 @@ def logs(
         fail(f"match {row['id']} has seats 0-{len(seats) - 1}")
     chosen = [s for s in seats if seat is None or s["seat"] == seat]
     for entry in chosen:
-        typer.echo(f"== seat {entry['seat']} {entry['bot']}"
+        typer.echo(f"== seat {entry['seat']} {printable(entry['bot'], False)}"
                    + (f" (FAULT {entry['fault_kind']} at decision {entry['fault_decision']})"
                       if entry["fault_kind"] else ""))
         if entry["fault_stderr"]:
-            typer.echo(entry["fault_stderr"].rstrip("\n"))
+            typer.echo(printable(entry["fault_stderr"]).rstrip("\n"))
         else:
             typer.echo("(no stderr stored: it is kept only for a bot that faulted)")

@@ -7,8 +7,14 @@ A league file (TOML, in ``leagues/``)::
     bots = ["random", "heuristic"]
     players = 3                   # seats per match
     deals = 20                    # seeded deals; every table plays each of them
-    rotation = "cyclic"           # "cyclic": every seat rotation of each table
-                                  # (duplicate deals); "none": one seating
+    rotation = "balanced"         # the default: each deal in a balanced set of
+                                  # seatings (see below); "cyclic": every seat
+                                  # rotation of each table in one fixed cyclic
+                                  # order (biased with 3+ seats: a bot always
+                                  # sits after the same neighbour); "none": one
+                                  # seating
+    copies = { heuristic = 3 }    # optional, games without teams: seats a bot
+                                  # takes at each of its tables (default 1)
     partners = "copies"           # team games only: "copies" (a bot partners a
                                   # copy of itself) or "mixed" (bots sit by seat,
                                   # so different bots partner)
@@ -24,13 +30,34 @@ A league file (TOML, in ``leagues/``)::
     processes = 64                # processes and threads per bot slot
     file_mb = 64                  # largest file, and the size of its private /tmp
     open_files = 256
+                                  # each limit has a minimum and a maximum
+                                  # (LIMIT_BOUNDS); outside them the file is refused
 
 Tables are every combination of ``players`` bots (for team games with
 ``partners = "copies"``, every combination of one bot per team). With fewer
 bots than seats, bots repeat: every multiset of bots that holds at least two
-different bots. Each table plays the same ``deals`` in every distinct seat
-rotation, so each bot meets the same cards from each seat. The schedule is a
-generator; match IDs derive from (league, game, rules version, seats, deal).
+different bots. With ``copies``, a table is every set of at least two bots
+whose seats (``copies``, else 1) fill ``players``; its copies are one bot,
+rated in one row. Each table plays the same ``deals`` in each of its
+seatings (duplicate deals), so each bot meets the same cards from each seat.
+
+Seatings. With 3 or more seats, seat order matters: who plays directly after
+whom. ``rotation = "balanced"`` (the default) plays each deal at each table in
+a set of seatings over its n units (seats, or teams of copies) in which every
+bot takes every seat equally often and sits directly after (and k seats after,
+for every k) every other bot equally often, around the table: every distinct
+arrangement where there are at most n(n - 1) of them (a table with copies or
+repeated bots; 2 and 3 seats), else ``balanced_orders(n)``, n(n - 1) orders
+(the fewest that balance both seat and neighbour: 4 seats 12, 5 seats 20,
+6 seats 30, 7 seats 42). With mixed partners, every distinct arrangement
+(every partnership, every seat; 24 at 4 seats). Balanced leagues sort their
+bots, so the order of ``bots`` changes nothing. ``rotation = "cyclic"`` (the
+rule before "balanced", kept for leagues played with it) plays the n
+rotations of the table in the order of ``bots``: each bot then always sits
+after the same neighbour, which moves ratings (a bot under a second name was
+rated 162 Elo above itself at limit). The schedule is a generator; match IDs
+derive from (league, game, rules version, seats, deal), with a tag where a
+balanced set seats a table with repeated bots the same way twice.
 """
 
 from __future__ import annotations
@@ -41,17 +68,86 @@ import itertools
 import math
 import os
 import tomllib
+from collections import Counter
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
+from functools import cache
 from pathlib import Path
 from typing import Any
 
 from games import UnknownGameError, get_game
-from harness.catalog import BotBundle, BotSpec, ManifestError, UnknownBotError, resolve
+from harness.catalog import BotBundle, BotSpec, Catalog, ManifestError, UnknownBotError
 from harness.match import Limits
 from harness.sandbox import ResourceLimits
 
 LEAGUE_DIR = Path(__file__).resolve().parent.parent / "leagues"
+ROTATIONS = ("balanced", "cyclic", "none")
+MAX_BALANCED_UNITS = 7  # the most seats any game has; balanced_orders knows up to here
+
+# Balanced orders of 4 and 6 labels (n(n - 1) of them), found by integer
+# programming (HiGHS) under the constraints that balanced_orders states;
+# tests/test_fair_tables.py checks them. Neither is a set of rotations: 4 and
+# 6 are the two sizes whose complete directed graph has no decomposition into
+# Hamiltonian cycles (Tillson, 1980).
+_FOUND_ORDERS = {
+    4: "0132 0213 0321 1023 1203 1320 2031 2130 2301 3012 3102 3210",
+    6: "014325 043512 045213 053124 053241 124503 125403 140523 145302 152034 "
+       "204315 210354 234105 245130 253401 301542 302451 315042 320154 351420 "
+       "410235 413250 421035 432051 432510 501234 502413 521340 530142 534021",
+}
+
+
+def _is_prime(n: int) -> bool:
+    return n >= 2 and all(n % d for d in range(2, math.isqrt(n) + 1))
+
+
+@cache
+def balanced_orders(n: int) -> tuple[tuple[int, ...], ...]:
+    """n(n - 1) orders of the labels 0..n-1 (n >= 2) in which each label
+    takes each position n - 1 times and, around the table, each label sits k
+    places after each other label n times, for every k (so directly after:
+    k = 1). No smaller set balances both: positions need a multiple of n
+    orders, neighbours a multiple of n - 1. For prime n: every rotation of
+    the cycles 0, a, 2a, ... (mod n), a = 1..n-1 (k places after a label x
+    sits x + ka, and ka runs over every non-zero step as a does); for 4 and
+    6, orders found by search (_FOUND_ORDERS)."""
+    if n in _FOUND_ORDERS:
+        return tuple(tuple(map(int, order)) for order in _FOUND_ORDERS[n].split())
+    if not _is_prime(n):
+        raise ValueError(f"no balanced set of seatings is known for {n} seats")
+    return tuple(tuple(a * (i + shift) % n for i in range(n))
+                 for a in range(1, n) for shift in range(n))
+
+
+def arrangement_count(labels: Sequence[str]) -> int:
+    """How many distinct orders a multiset of labels has: n! / prod(k!)."""
+    count = math.factorial(len(labels))
+    for k in Counter(labels).values():
+        count //= math.factorial(k)
+    return count
+
+
+def arrangements(labels: Sequence[str]) -> list[tuple[str, ...]]:
+    """Every distinct order of a multiset of labels, in sorted order."""
+    left = Counter(labels)
+    keys = sorted(left)
+    found: list[tuple[str, ...]] = []
+    prefix: list[str] = []
+
+    def extend() -> None:
+        if len(prefix) == len(labels):
+            found.append(tuple(prefix))
+            return
+        for key in keys:
+            if left[key]:
+                left[key] -= 1
+                prefix.append(key)
+                extend()
+                prefix.pop()
+                left[key] += 1
+
+    extend()
+    return found
 
 
 class LeagueFileError(ValueError):
@@ -79,10 +175,14 @@ class League:
     limits: Limits
     format: str = "round_robin"  # or "gauntlet": only tables holding a challenger
     challengers: tuple[str, ...] = ()
+    copies: dict[str, int] = field(default_factory=dict)  # seats a bot takes (default 1)
     path: Path | None = None
     specs: dict[str, BotSpec] = field(default_factory=dict, repr=False)
     bundles: dict[str, BotBundle] = field(default_factory=dict, repr=False)
+    left_out: tuple[str, ...] = ()  # why each bot of the file that is not playing is out
     secret: str | None = field(default=None, repr=False)
+    _seatings: dict[Any, list[tuple[str, ...]]] = field(default_factory=dict, init=False,
+                                                         repr=False, compare=False)
 
     @property
     def versions(self) -> dict[str, str]:
@@ -93,11 +193,19 @@ class League:
         return f"{name}@{self.bundles[name].version}"
 
     def config(self) -> dict[str, Any]:
-        return {
-            "name": self.name, "game": self.game, "bots": self.bots, "players": self.players,
+        """What the store records; its identity fields must not change under
+        one name. A balanced schedule does not depend on the order of
+        ``bots``, so it records them sorted: reordering is the same league.
+        (Cyclic and single seatings follow the order: recorded as written.)"""
+        bots = sorted(self.bots) if self.rotation == "balanced" else self.bots
+        config = {
+            "name": self.name, "game": self.game, "bots": bots, "players": self.players,
             "deals": self.deals, "rotation": self.rotation, "partners": self.partners,
             "seed": self.seed, "limits": self.limits.for_bot(),
         }
+        if self.copies:  # absent otherwise, as in leagues stored before copies
+            config["copies"] = dict(sorted(self.copies.items()))
+        return config
 
     # ---- schedule ------------------------------------------------------
     def teams(self) -> tuple[tuple[int, ...], ...] | None:
@@ -117,22 +225,84 @@ class League:
 
     def _all_tables(self) -> Iterator[tuple[str, ...]]:
         size = len(self._units())
-        if len(self.bots) >= size:
-            yield from itertools.combinations(self.bots, size)
+        bots = sorted(self.bots) if self.rotation == "balanced" else self.bots
+        if self.copies:  # every set of 2+ bots whose seats fill the table
+            for count in range(2, min(len(bots), size) + 1):
+                for group in itertools.combinations(bots, count):
+                    if sum(self.copies.get(bot, 1) for bot in group) == size:
+                        yield tuple(bot for bot in group for _ in range(self.copies.get(bot, 1)))
             return
-        for table in itertools.combinations_with_replacement(self.bots, size):
+        if len(bots) >= size:
+            yield from itertools.combinations(bots, size)
+            return
+        for table in itertools.combinations_with_replacement(bots, size):
             if len(set(table)) > 1:
                 yield table
 
     def table_count(self) -> int:
         size, bots = len(self._units()), len(self.bots)
-        if self.format == "gauntlet":
+        if self.format == "gauntlet" or self.copies:
             return sum(1 for _ in self.tables())
         if bots >= size:
             return math.comb(bots, size)
         return math.comb(bots + size - 1, size) - bots
 
     def seatings(self, table: Sequence[str]) -> list[tuple[str, ...]]:
+        """The seat assignments of one table that each deal is played in
+        (bot names by seat): balanced (the default), cyclic or one."""
+        key = (tuple(table), self.rotation, self.partners, self.game, self.players)
+        found = self._seatings.get(key)
+        if found is None:
+            if len(self._seatings) > 4096:
+                self._seatings.clear()
+            found = self._seatings[key] = (self._balanced(table) if self.rotation == "balanced"
+                                           else self._rotations(table))
+        return list(found)
+
+    def _balanced(self, table: Sequence[str]) -> list[tuple[str, ...]]:
+        """A set of seatings balanced for seat and neighbour (module
+        docstring): the table's units (seats, or teams of copies) take the
+        table's bots in every distinct arrangement, or in the orders of
+        ``balanced_orders`` when those are fewer. With repeated bots, those
+        orders may seat the table the same way twice: both are played (a
+        tag tells their match IDs apart), or the set would not be balanced."""
+        units = self._units()
+        labels = tuple(sorted(table))
+        mixed = self.teams() is not None and self.partners == "mixed"
+        if mixed or arrangement_count(labels) <= len(units) * (len(units) - 1):
+            orders = arrangements(labels)
+        else:
+            orders = [tuple(labels[i] for i in order) for order in balanced_orders(len(units))]
+        seatings = []
+        for arranged in orders:
+            seats = [""] * self.players
+            for unit, bot in zip(units, arranged, strict=True):
+                for seat in unit:
+                    seats[seat] = bot
+            seatings.append(tuple(seats))
+        return seatings
+
+    def unbalanced_tables(self, most: int = 1000) -> int:
+        """How many of the first ``most`` tables are seated so that some bot
+        sits directly after one bot more often than after another (or takes
+        one seat more often than another), beyond what the table's repeated
+        bots make unavoidable: 0 for balanced, and for cyclic rotation of
+        two bots at three seats; most tables of cyclic rotation otherwise."""
+        units = self._units()
+        n = len(units)
+        found = 0
+        for table in itertools.islice(self.tables(), most):
+            seatings = [tuple(seating[unit[0]] for unit in units) for seating in self.seatings(table)]
+            count, total = Counter(table), len(seatings)
+            seats = Counter((s, bot) for order in seatings for s, bot in enumerate(order))
+            after = Counter((order[s - 1], order[s]) for order in seatings for s in range(n))
+            if any(seats[(s, b)] * n != count[b] * total for s in range(n) for b in count) or any(
+                    after[(a, b)] * (n - 1) != count[a] * (count[b] - (a == b)) * total
+                    for a in count for b in count):
+                found += 1
+        return found
+
+    def _rotations(self, table: Sequence[str]) -> list[tuple[str, ...]]:
         """Distinct seat assignments of one table, by cyclic rotation; with
         mixed partners, in every distinct partnership too (a rotation alone
         never changes who partners whom)."""
@@ -192,9 +362,13 @@ class League:
         for deal in range(self.deals):
             seed = self.deal_seed(deal)
             for table in self.tables():
+                played: Counter[tuple[str, ...]] = Counter()
                 for seating in self.seatings(table):
                     seats = tuple(self.bot_id(name) for name in seating)
-                    yield ScheduledMatch(self.match_id(seats, deal), deal, seed, seats)
+                    again = played[seats]
+                    played[seats] += 1
+                    yield ScheduledMatch(self.match_id(seats, deal, f"again{again}" if again else ""),
+                                         deal, seed, seats)
 
     def size(self) -> int:
         """How many matches the schedule holds, without generating it."""
@@ -241,7 +415,7 @@ def load_league(name_or_path: str, bot_dirs: list[Path] | None = None) -> League
     except tomllib.TOMLDecodeError as exc:
         raise LeagueFileError(f"{where}: not valid TOML: {exc}") from exc
     known = {"name", "game", "bots", "players", "deals", "rotation", "partners", "seed", "limits",
-             "description", "format", "challengers"}
+             "description", "format", "challengers", "copies"}
     unknown = sorted(set(data) - known)
     if unknown:
         raise LeagueFileError(f"{where}: unknown field(s) {', '.join(unknown)}")
@@ -263,37 +437,112 @@ def load_league(name_or_path: str, bot_dirs: list[Path] | None = None) -> League
         raise LeagueFileError(
             f"{where}: field 'players': {game} allows {info.player_counts()} players, not {players}")
     deals = _positive(data, "deals", where)
-    rotation = data.get("rotation", "cyclic")
-    if rotation not in ("cyclic", "none"):
-        raise LeagueFileError(f"{where}: field 'rotation' must be \"cyclic\" or \"none\"")
+    rotation = data.get("rotation", "balanced")
+    if rotation not in ROTATIONS:
+        raise LeagueFileError(f"{where}: field 'rotation' must be \"balanced\" (the default), "
+                              "\"cyclic\" or \"none\"")
     partners = data.get("partners", "copies")
     if partners not in ("copies", "mixed"):
         raise LeagueFileError(f"{where}: field 'partners' must be \"copies\" or \"mixed\"")
+    copies = _copies(data, bots, players, info.teams(players), where)
     seed = _require(data, "seed", int, where) if "seed" in data else None
     limits = _limits(data.get("limits", {}), where)
-    specs: dict[str, BotSpec] = {}
-    for bot in bots:
-        try:
-            spec = resolve(bot, bot_dirs)
-        except (UnknownBotError, ManifestError) as exc:
-            raise LeagueFileError(f"{where}: field 'bots': {exc}") from exc
-        if not spec.plays(game):
-            raise LeagueFileError(f"{where}: field 'bots': bot {bot!r} does not play {game}")
-        specs[spec.name] = spec
-    try:
-        bundles = {name: spec.bundle() for name, spec in specs.items()}
-    except (OSError, ManifestError) as exc:
-        raise LeagueFileError(f"{where}: field 'bots': {exc}") from exc
+    specs, bundles, named, left_out = _load_bots(bots, game, bot_dirs, where)
     league_format, challengers = _format(data, bots, where)
+    if league_format == "gauntlet" and not any(c in named for c in challengers):
+        raise LeagueFileError(f"{where}: field 'challengers': every challenger was left out: "
+                              f"{'; '.join(left_out)}")
     league = League(
         name=name, game=game, bots=list(specs), players=players, deals=deals, rotation=rotation,
         partners=partners, seed=seed, limits=limits, path=path, specs=specs, bundles=bundles,
-        format=league_format,
-        challengers=tuple(specs[n].name if n in specs else n for n in challengers),
+        format=league_format, challengers=tuple(named[c] for c in challengers if c in named),
+        copies={bot: n for bot, n in copies.items() if bot in named},
+        left_out=tuple(left_out),
     )
+    if set(copies) - set(league.bots):
+        raise LeagueFileError(f"{where}: field 'copies': name the bots as their manifests do "
+                              f"({', '.join(league.bots)})")
+    if rotation == "balanced" and not (league.teams() and partners == "mixed"):
+        try:
+            balanced_orders(len(league._units()))
+        except ValueError as exc:
+            raise LeagueFileError(f"{where}: field 'rotation': {exc}") from exc
     if league.table_count() == 0:
         raise LeagueFileError(f"{where}: field 'bots': no table can be formed")
     return league
+
+
+def _load_bots(bots: list[str], game: str, bot_dirs: list[Path] | None, where: str
+               ) -> tuple[dict[str, BotSpec], dict[str, BotBundle], dict[str, str], list[str]]:
+    """The league's bots by manifest name with their bundles, which manifest
+    name each entry of ``bots`` became, and a message for each bot left out.
+
+    An entrant whose manifest or files cannot be used (a bad field, files
+    outside its folder or over the caps, a name another manifest claims) is
+    left out, so that one broken entrant does not stop the others; the
+    league then is a league of the others (League.left_out). A name that no
+    manifest claims is the league file's mistake, unless some manifest could
+    not even say its name (it may be that bot's): only then is it left out."""
+    catalog = Catalog(bot_dirs)
+    specs: dict[str, BotSpec] = {}
+    bundles: dict[str, BotBundle] = {}
+    named: dict[str, str] = {}
+    left_out: list[str] = []
+    for bot in bots:
+        try:
+            spec = catalog.resolve(bot)
+            if spec.plays(game) and spec.name not in specs:
+                bundles[spec.name] = spec.bundle()
+        except UnknownBotError as exc:
+            if not exc.unnamed:
+                raise LeagueFileError(f"{where}: field 'bots': {exc}") from exc
+            left_out.append(f"bot {bot!r} left out: {exc}")
+            continue
+        except (OSError, ManifestError) as exc:
+            left_out.append(f"bot {bot!r} left out: {exc}")
+            continue
+        if not spec.plays(game):
+            raise LeagueFileError(f"{where}: field 'bots': bot {bot!r} does not play {game}")
+        if spec.name in specs:
+            raise LeagueFileError(f"{where}: field 'bots': {bot!r} is bot {spec.name!r} "
+                                  f"({spec.manifest}), named twice")
+        specs[spec.name], named[bot] = spec, spec.name
+    if len(specs) < 2:
+        raise LeagueFileError(f"{where}: field 'bots': fewer than two bots can play"
+                              + "".join(f"; {message}" for message in left_out))
+    return specs, bundles, named, left_out
+
+
+def _copies(data: dict[str, Any], bots: list[str], players: int,
+            teams: tuple[tuple[int, ...], ...] | None, where: str) -> dict[str, int]:
+    """``copies = { bot = k }``: the bot takes k seats at each of its tables
+    (individual games only), so one bot can face k copies of another."""
+    copies = data.get("copies", {})
+    if not isinstance(copies, dict):
+        raise LeagueFileError(f"{where}: field 'copies' must be a table of bot = seats, "
+                              "like copies = { heuristic = 3 }")
+    if not copies:
+        return {}
+    if teams:
+        raise LeagueFileError(f"{where}: field 'copies': a team game seats teams, not copies "
+                              "(partners = \"copies\" seats a bot's copies as its partners)")
+    unknown = [bot for bot in copies if bot not in bots]
+    if unknown:
+        raise LeagueFileError(f"{where}: field 'copies': {', '.join(unknown)} not in 'bots'")
+    for bot, count in copies.items():
+        if not isinstance(count, int) or isinstance(count, bool) or not 1 <= count < players:
+            raise LeagueFileError(f"{where}: field 'copies': {bot} = {count!r} must be a whole "
+                                  f"number of seats from 1 to {players - 1} (players = {players}: "
+                                  "a table needs another bot)")
+    seats = [copies.get(bot, 1) for bot in bots]
+    reach = {(0, 0)}  # (seats filled, bots seated, counted up to 2) of some set of bots
+    for n in seats:
+        reach |= {(total + n, min(count + 1, 2)) for total, count in reach if total + n <= players}
+    if (players, 2) not in reach:
+        raise LeagueFileError(
+            f"{where}: field 'copies': no two or more bots fill the {players} seats "
+            f"({', '.join(f'{bot} {n}' for bot, n in zip(bots, seats, strict=True))} seats each)")
+    return {bot: count for bot, count in copies.items() if count > 1}
 
 
 def _format(data: dict[str, Any], bots: list[str], where: str) -> tuple[str, tuple[str, ...]]:
@@ -315,6 +564,25 @@ def _format(data: dict[str, Any], bots: list[str], where: str) -> tuple[str, tup
 
 LIMIT_FIELDS = {"decision_ms": 1000, "startup_ms": 15000, "memory_mb": 1024, "cpu_s": 60,
                 "processes": 64, "file_mb": 64, "open_files": 256}
+# (minimum, maximum) of each limit, documented in the README's league-file
+# section. Beyond them a value is a mistake, not a wish: a deadline of years
+# overflows poll(), a memory cap of petabytes no setrlimit or control group
+# takes, so every match would end in a harness error; below them no bot
+# (a Python interpreter needs about 30 MiB and a dozen files) can start.
+LIMIT_BOUNDS = {"decision_ms": (1, 600_000), "startup_ms": (1, 600_000),
+                "memory_mb": (32, 65_536), "cpu_s": (1, 86_400), "processes": (1, 4096),
+                "file_mb": (1, 4096), "open_files": (16, 65_536)}
+
+
+def _bounded(data: dict[str, Any], key: str, where: str) -> int:
+    """The limit ``key`` (its default when absent), within LIMIT_BOUNDS."""
+    value = _positive(data, key, where, LIMIT_FIELDS[key])
+    low, high = LIMIT_BOUNDS[key]
+    if not low <= value <= high:
+        side = f"below its minimum {low}" if value < low else f"above its maximum {high}"
+        raise LeagueFileError(f"{where}: field '{key}' = {value} is {side} "
+                              f"(allowed: {low} to {high})")
+    return value
 
 
 def _limits(data: Any, where: str) -> Limits:
@@ -324,8 +592,7 @@ def _limits(data: Any, where: str) -> Limits:
     if unknown:
         raise LeagueFileError(f"{where}: unknown field(s) limits.{', limits.'.join(unknown)} "
                               f"(known: {', '.join(LIMIT_FIELDS)})")
-    values = {key: _positive(data, key, f"{where} [limits]", default)
-              for key, default in LIMIT_FIELDS.items()}
+    values = {key: _bounded(data, key, f"{where} [limits]") for key in LIMIT_FIELDS}
     resources = ResourceLimits(memory_mb=values["memory_mb"], cpu_s=float(values["cpu_s"]),
                                processes=values["processes"], file_mb=values["file_mb"],
                                open_files=values["open_files"])

@@ -11,12 +11,16 @@ scored as it stands, and is marked capped.
 
 from __future__ import annotations
 
+import os
 import random
 import select
 import threading
 import time
+import weakref
 from collections import Counter
-from collections.abc import Callable, Generator, Iterable, Iterator, Sequence
+from collections.abc import Callable, Generator, Hashable, Iterable, Sequence
+from concurrent.futures import Future
+from concurrent.futures import wait as wait_all
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -49,12 +53,33 @@ class Limits:
                 "file_mb": r.file_mb, "open_files": r.open_files}
 
 
+_MATERIALISING = threading.Lock()  # BotCache.materialise redirects sys.stdout while it compiles
+
+
 class BotPool:
     """Persistent bot processes, reused across matches: one process plays many
     matches in a row. A faulted process is killed and a fresh one started the
     next time that bot is needed. Each process runs from the materialised
     copy of its version (``bundles``, built by the caller once) inside the
-    sandbox."""
+    sandbox.
+
+    :meth:`begin` spawns a process on the caller's thread (milliseconds: the
+    harness's own work), then waits for its hello, which takes as long as the
+    bot likes up to the start-up limit, on a thread of its own: a worker
+    plays its matches in flight on one thread, and a bot that takes seconds
+    to start must hold up only its own match, not the others' replies (nor
+    count in their think times). The spawn stays on the caller's thread
+    because bubblewrap's ``--die-with-parent`` (PR_SET_PDEATHSIG) kills the
+    sandbox when the *thread* that forked it ends.
+
+    No process plays a deal twice: each remembers the deals it was handed
+    (``deal``: any key, match_deal() for a match), and one that has seen a
+    match's deal is never handed to it: a bot that remembers one seating of
+    a duplicate deal would know, in the next, the cards its opponents held.
+    It goes on to other deals instead, so a worker ends up with about as
+    many processes of a bot as it plays seatings of one deal, each playing
+    every deal once (runner._spread_deals orders the schedule so that a
+    worker plays few seatings of any one deal)."""
 
     def __init__(self, specs: dict[str, BotSpec], limits: Limits,
                  sandbox: Sandbox | None = None,
@@ -68,62 +93,114 @@ class BotPool:
         self.trace: Tracer | None = None  # sees every protocol message (play --trace)
         self.idle: dict[str, list[BotClient]] = {}
         self.starts: Counter[str] = Counter()
-        self._lock = threading.Lock()  # a caller may share a pool between threads
-        self._prestart_failed: set[str] = set()
+        # the deals each live process was handed; a closed one drops out
+        self.seen: weakref.WeakKeyDictionary[BotClient, set[Hashable]] = (
+            weakref.WeakKeyDictionary())
+        self._lock = threading.Lock()  # handshakes run on threads of their own
+        self._greeters: set[threading.Thread] = set()
 
     def total_starts(self) -> int:
         return sum(self.starts.values())
 
-    def _take_idle(self, name: str) -> BotClient | None:
+    def _take_idle(self, name: str, deal: Hashable | None) -> BotClient | None:
+        """The idle process of ``name`` released last that has not seen
+        ``deal`` (None: any), marked as having seen it; the dead ones met on
+        the way are closed."""
         with self._lock:
             idle = self.idle.setdefault(name, [])
-            while idle:
-                client = idle.pop()
-                if client.usable:
+            for position in range(len(idle) - 1, -1, -1):
+                client = idle[position]
+                if not client.usable:
+                    del idle[position]
+                    client.close()
+                    continue
+                seen = self.seen.setdefault(client, set())
+                if deal is None or deal not in seen:
+                    del idle[position]
+                    if deal is not None:
+                        seen.add(deal)
                     return client
-                client.close()
-            self.starts[name] += 1
             return None
 
-    def acquire(self, name: str) -> BotClient:
-        client = self._take_idle(name)
-        if client is not None:
-            return client
+    def acquire(self, name: str, deal: Hashable | None = None) -> BotClient:
+        """An idle process of ``name`` that has not seen ``deal``, else a
+        new one, started and greeted on this thread."""
+        client = self._take_idle(name, deal)
+        if client is None:
+            client = self._spawn_for(name, deal)
+            self._greet(client)
+        return client
+
+    def _spawn_for(self, name: str, deal: Hashable | None) -> BotClient:
+        """A new process of ``name``, not yet greeted, marked as dealt ``deal``."""
+        client = self._spawn(name)
+        with self._lock:
+            self.seen[client] = set() if deal is None else {deal}
+        return client
+
+    def _spawn(self, name: str) -> BotClient:
+        """A new process of ``name``, not yet greeted."""
+        with self._lock:
+            self.starts[name] += 1
         spec = self.specs[name]
         try:
-            bot_dir = self.cache.materialise(name, self.bundles[name])
+            with _MATERIALISING:
+                bot_dir = self.cache.materialise(name, self.bundles[name])
         except (OSError, ManifestError) as exc:
             raise BotStartupError(f"cannot prepare the bot's files: {exc}") from exc
         transport = self.sandbox.spawn(bot_dir, spec.argv(), spec.env, self.limits.resources)
         client = BotClient(transport, name, cpu_limit_s=self.limits.resources.cpu_s)
         client.trace = self.trace
+        return client
+
+    def _greet(self, client: BotClient) -> None:
         try:
             client.handshake(self.limits.startup_s)
         except BotError:
             client.close()
             raise
-        return client
 
-    def prestart(self, demand: Counter[str]) -> None:
-        """Have ``demand[name]`` processes of each bot idle before play, starting
-        the missing ones now: with matches interleaved on one thread, a start
-        inside one match would hold up reading the others' replies (and add
-        to their think times). A bot that fails to start here is left to its
-        matches, which record the fault, and is not tried here again."""
-        clients: list[BotClient] = []
+    def begin(self, name: str, deal: Hashable | None = None) -> Future[BotClient]:
+        """A process of ``name`` for a match of ``deal``: an idle one that
+        has not seen that deal at once, else a new one, greeted on a thread
+        of its own. The future holds the client, or the BotError of a failed
+        start (or a harness error)."""
+        future: Future[BotClient] = Future()
+        idle = self._take_idle(name, deal)
+        if idle is not None:
+            future.set_result(idle)
+            return future
         try:
-            for name, count in demand.items():
-                if name in self._prestart_failed:
-                    continue
-                for _ in range(count):
-                    try:
-                        clients.append(self.acquire(name))
-                    except Exception:  # noqa: BLE001 - a bot fault or a harness error: its
-                        self._prestart_failed.add(name)  # matches meet it again and report it
-                        break
+            client = self._spawn_for(name, deal)
+        except Exception as exc:  # noqa: BLE001 - the match that waits gets it
+            future.set_exception(exc)
+            return future
+        greeter = threading.Thread(target=self._greet_into, args=(client, future), daemon=True,
+                                   name=f"hello {name}")
+        with self._lock:
+            self._greeters.add(greeter)
+        greeter.start()
+        return future
+
+    def _greet_into(self, client: BotClient, future: Future[BotClient]) -> None:
+        try:
+            self._greet(client)
+        except BaseException as exc:  # noqa: BLE001 - the match that waits gets it
+            future.set_exception(exc)
+        else:
+            future.set_result(client)
         finally:
-            for client in clients:
-                self.release(client)
+            with self._lock:
+                self._greeters.discard(threading.current_thread())
+
+    def abandon(self, future: Future[BotClient]) -> None:
+        """A start whose match was stopped before it could use it (Ctrl-C):
+        the process, if it starts, is closed, like those of the matches
+        stopped mid-play."""
+        def settle(done: Future[BotClient]) -> None:
+            if done.exception() is None:
+                done.result().close()
+        future.add_done_callback(settle)
 
     def release(self, client: BotClient) -> None:
         if client.usable:
@@ -133,6 +210,12 @@ class BotPool:
             client.close()
 
     def close(self) -> None:
+        """Close every idle process, once the handshakes under way have ended
+        (each within the start-up limit)."""
+        with self._lock:
+            greeters = list(self._greeters)
+        for greeter in greeters:
+            greeter.join()
         with self._lock:
             clients = [c for idle in self.idle.values() for c in idle]
             self.idle.clear()
@@ -173,6 +256,13 @@ class _Seat:
             self.client.close()  # kills the process group
 
 
+def match_deal(game_slug: str, seed: int) -> Hashable:
+    """What makes two matches the same deal, for BotPool: the game and the
+    seed (the seatings of a duplicate deal differ only in who sits where).
+    Not the players: limit deals the same cards to 3 players and to 4."""
+    return (game_slug, seed)
+
+
 def run_match(
     game_slug: str,
     seed: int,
@@ -184,19 +274,47 @@ def run_match(
     """Play one match; the deadlines are the pool's limits, which the bots are told."""
     steps = match_steps(game_slug, seed, bots, pool, match_id, on_event)
     try:
-        client = next(steps)
+        waited = next(steps)
         while True:
-            try:
-                outcome: int | BotError = client.await_answer()
-            except BotError as error:
-                outcome = error
-            client = steps.send(outcome)
+            if isinstance(waited, Starting):
+                waited.wait()
+                outcome: int | BotError | None = None
+            else:
+                try:
+                    outcome = waited.await_answer()
+                except BotError as error:
+                    outcome = error
+            waited = steps.send((outcome, time.perf_counter()))
     except StopIteration as stop:
         result: MatchResult = stop.value
         return result
 
 
-MatchSteps = Generator[BotClient, "int | BotError", MatchResult]
+class Starting:
+    """What a match waits for before its first decision: the starts of its
+    seats' bot processes still under way (BotPool.begin)."""
+
+    __slots__ = ("futures",)
+
+    def __init__(self, futures: Sequence[Future[BotClient]]) -> None:
+        self.futures = futures
+
+    def done(self) -> bool:
+        return all(future.done() for future in self.futures)
+
+    def wait(self) -> None:
+        wait_all(self.futures)
+
+    def notify(self, wake: Callable[[], None]) -> None:
+        """Call ``wake`` (from the starting thread) as each start ends."""
+        for future in self.futures:
+            future.add_done_callback(lambda _: wake())
+
+
+# What a match is sent back: the answer (an index or the BotError it raised;
+# None after Starting) and when its driver saw it (time.perf_counter).
+Sent = tuple["int | BotError | None", float]
+MatchSteps = Generator["BotClient | Starting", Sent, MatchResult]
 
 
 def match_steps(
@@ -207,14 +325,17 @@ def match_steps(
     match_id: str,
     on_event: EventSink | None = None,
 ) -> MatchSteps:
-    """One match as a generator: it yields the client it has just asked for a
-    decision and is sent back that client's answer (the index, or the
-    BotError it raised); it returns the MatchResult. run_match() drives one
-    at a time; play_interleaved() drives several on one thread. A seat's
-    think time runs from the request to the moment its match reads the
-    reply, so with several matches interleaved it includes the harness's
-    turns at the others (the deadline does not: a reply that arrived in
-    time counts, whenever it is read)."""
+    """One match as a generator: first, if some of its bots are still
+    starting, it yields their Starting and is sent (None, time) once they
+    have; then it yields each client it has just asked for a decision and is
+    sent back that client's answer (the index, or the BotError it raised)
+    with the time its driver saw it; it returns the MatchResult. run_match()
+    drives one at a time; play_interleaved() drives several on one thread.
+    A seat's think time runs from the request to the moment the driver saw
+    the reply (for play_interleaved, the poll that reported it), so the
+    harness's turns at the other matches woken by the same poll are not
+    counted; nor is the deadline: a reply that arrived in time counts,
+    whenever it is read."""
     limits = pool.limits
     game_class = get_game(game_slug)
     game: Game = game_class.new(len(bots), seed, narrate=on_event is not None)
@@ -225,7 +346,12 @@ def match_steps(
     actions: list[Any] = []
     times_ms: list[int | None] = []
     think = [ThinkTime() for _ in bots]
+    deal = match_deal(game_slug, seed)
+    starts = [pool.begin(name, deal) for name in bots]
     try:
+        if not all(future.done() for future in starts):
+            yield Starting(starts)
+        _claim_starts(seats, starts)
         _start_seats(game, seats, pool, match_id, teams)
         _report_start_faults(seats, on_event)
         _flush_events(game, on_event)
@@ -241,12 +367,12 @@ def match_steps(
                 try:  # the usual case: a bot chooses
                     client.ask(game.observation(seat.seat), legal, game.decisions, decision_s)
                 except BotError as error:
-                    outcome: int | BotError = error
+                    outcome: int | BotError | None = error
                 else:
-                    outcome = yield client
+                    outcome, seen = yield client
                 if type(outcome) is int:
                     index = outcome
-                    took_ms = (perf_counter() - asked) * 1000
+                    took_ms = (seen - asked) * 1000
                     think[seat.seat].add(took_ms)
                     elapsed_ms: int | None = round(took_ms)
                 else:
@@ -282,19 +408,28 @@ def match_steps(
         _end_seats(game, seats, result, limits)
         return result
     finally:
-        for seat in seats:
+        for seat, start in zip(seats, starts):
             if seat.client is not None:
                 pool.release(seat.client)
+            elif seat.fault is None:  # ended (closed) before it claimed its start
+                pool.abandon(start)
+
+
+def _claim_starts(seats: list[_Seat], starts: list[Future[BotClient]]) -> None:
+    """Each seat's started process, or its start-up fault. A harness error
+    in a start (not a BotError) ends the match as one."""
+    for seat, start in zip(seats, starts):
+        try:
+            seat.client = start.result()
+        except BotError as error:
+            seat.record(error, 0, started=False)
 
 
 def _start_seats(game: Game, seats: list[_Seat], pool: BotPool, match_id: str,
                  teams: Sequence[Sequence[int]] | None) -> None:
     names = [s.bot for s in seats]
     for seat in seats:
-        try:
-            seat.client = pool.acquire(seat.bot)
-        except BotError as error:
-            seat.record(error, 0, started=False)
+        if seat.client is None:
             continue
         team = next((list(t) for t in teams or () if seat.seat in t), None)
         info = {
@@ -369,15 +504,18 @@ def _flush_events(game: Game, on_event: EventSink | None) -> None:
 Ended = tuple[int, "MatchResult | Exception"]  # a match's position and its result
 
 
-def play_interleaved(matches: Iterable[Callable[[], MatchSteps]], in_flight: int) -> Iterator[Ended]:
+def play_interleaved(matches: Iterable[Callable[[], MatchSteps]],
+                     in_flight: int) -> Generator[Ended, None, None]:
     """Several matches at once on this thread: each waits for its bot on one
     shared poll, and whichever bot answers first moves its match on. No
     threads, so no lock hand-offs; while one bot thinks the others' replies
-    are handled, and one wake-up often finds several replies ready. Yields
-    (position in ``matches``, result) as each match ends; an exception a
-    match raised (a harness or engine bug) is yielded as its result, and the
-    others play on. Matches still in play when the caller stops (Ctrl-C)
-    are closed: their bots are released, which ends the ones mid-match."""
+    are handled, and one wake-up often finds several replies ready. A match
+    whose bots are still starting (on threads of their own: BotPool.begin)
+    waits aside until they have; the poll wakes for it. Yields (position in
+    ``matches``, result) as each match ends; an exception a match raised (a
+    harness or engine bug) is yielded as its result, and the others play on.
+    Matches still in play when the caller stops (Ctrl-C) are closed: their
+    bots are released, which ends the ones mid-match."""
     table = _Interleaved()
     queue = enumerate(matches)
     in_flight = max(1, in_flight)
@@ -395,12 +533,13 @@ def play_interleaved(matches: Iterable[Callable[[], MatchSteps]], in_flight: int
     finally:
         for entry in table.playing:
             entry.steps.close()  # runs the match's own clean-up: its bots released
+        table.close()
 
 
 class _Waiting:
     """A match in play_interleaved(): its steps, and the client it waits on."""
 
-    __slots__ = ("position", "steps", "client", "deadline", "fds")
+    __slots__ = ("position", "steps", "client", "deadline", "fds", "starting")
 
     def __init__(self, position: int, steps: MatchSteps) -> None:
         self.position = position
@@ -408,17 +547,42 @@ class _Waiting:
         self.client: BotClient
         self.deadline = 0.0
         self.fds: tuple[int, ...] = ()
+        self.starting: Starting | None = None
+
+
+STARTING_POLL_MS = 1000  # the longest a wait for starts alone sleeps between checks
 
 
 class _Interleaved:
-    """The matches in play on one thread, and the poll their bots share."""
+    """The matches in play on one thread, and the poll their bots share. A
+    pipe of its own wakes the poll when a bot start ends on its thread."""
 
     def __init__(self) -> None:
         self.poller = select.poll()
         self.waiting: dict[int, _Waiting] = {}  # by descriptor: each of a waiting client's
         self.playing: set[_Waiting] = set()
         self.ready: list[_Waiting] = []  # waiting on fake transports, which never block
+        self.starting: list[_Waiting] = []  # waiting for their bots to start
         self.finished: list[Ended] = []
+        self._wake_read, self._wake_write = os.pipe2(os.O_NONBLOCK | os.O_CLOEXEC)
+        self._wake_lock = threading.Lock()  # no wake-up written after close()
+        self.poller.register(self._wake_read, select.POLLIN)
+
+    def _wake(self) -> None:
+        """From a starting thread: wake the poll."""
+        with self._wake_lock:
+            if self._wake_write < 0:
+                return
+            try:
+                os.write(self._wake_write, b"!")
+            except BlockingIOError:  # full: the poll is woken already
+                pass
+
+    def close(self) -> None:
+        with self._wake_lock:
+            os.close(self._wake_write)
+            os.close(self._wake_read)
+            self._wake_write = self._wake_read = -1
 
     def start(self, position: int, start: Callable[[], MatchSteps]) -> None:
         try:
@@ -429,18 +593,23 @@ class _Interleaved:
         self.playing.add(entry)
         self._advance(entry, None)
 
-    def _advance(self, entry: _Waiting, outcome: int | BotError | None) -> None:
+    def _advance(self, entry: _Waiting, sent: Sent | None) -> None:
         """Send the outcome in (None: start the match); park the match on its
-        next client, or record its end."""
+        next client or its bots' starts, or record its end."""
         try:
-            client = next(entry.steps) if outcome is None else entry.steps.send(outcome)
+            waited = next(entry.steps) if sent is None else entry.steps.send(sent)
         except StopIteration as stop:
             self._end(entry, stop.value)
             return
         except Exception as exc:  # noqa: BLE001 - one match's bug must not end the others
             self._end(entry, exc)
             return
-        entry.client, entry.deadline, entry.fds = client, client.deadline, client.wait_fds()
+        if isinstance(waited, Starting):
+            entry.starting = waited
+            self.starting.append(entry)
+            waited.notify(self._wake)
+            return
+        entry.client, entry.deadline, entry.fds = waited, waited.deadline, waited.wait_fds()
         if not entry.fds:
             self.ready.append(entry)
         self._park(entry)
@@ -454,9 +623,9 @@ class _Interleaved:
             self.waiting[fd] = entry
             self.poller.register(fd, select.POLLIN)
 
-    def _settle(self, entry: _Waiting, fds: Sequence[int] | None) -> None:
+    def _settle(self, entry: _Waiting, fds: Sequence[int] | None, seen: float) -> None:
         """Read what the entry's bot sent (``fds``: its descriptors poll
-        reported; None: past the deadline) and move its match on."""
+        reported, at ``seen``; None: past the deadline) and move its match on."""
         for fd in entry.fds:
             del self.waiting[fd]
             self.poller.unregister(fd)
@@ -467,24 +636,51 @@ class _Interleaved:
         if outcome is None:  # part of a reply: wait for the rest
             self._park(entry)
         else:
-            self._advance(entry, outcome)
+            self._advance(entry, (outcome, seen))
+
+    def _started(self) -> None:
+        """Move on the matches whose bots have all started (or failed to)."""
+        try:
+            os.read(self._wake_read, 4096)
+        except BlockingIOError:  # woken by the timeout: nothing written
+            pass
+        now = time.perf_counter()
+        for entry in [e for e in self.starting if e.starting is not None and e.starting.done()]:
+            self.starting.remove(entry)
+            entry.starting = None
+            self._advance(entry, (None, now))
+
+    def _timeout_ms(self, entries: set[_Waiting]) -> int:
+        """Up to the first deadline; a wait for starts alone is woken by them."""
+        if not entries:
+            return STARTING_POLL_MS
+        first_deadline = min(e.deadline for e in entries)
+        return max(0, int((first_deadline - time.monotonic()) * 1000) + 1)
 
     def wait_once(self) -> None:
         """One wait on the shared poll, up to the first deadline; every bot
-        that answered, and every one past its deadline, moves its match on."""
+        that answered, and every one past its deadline, moves its match on,
+        as does every match whose bots have started. A reply's think time
+        ends at the poll that reported it."""
         while self.ready:
-            self._settle(self.ready.pop(), ())
-        if not self.waiting:
+            self._settle(self.ready.pop(), (), time.perf_counter())
+        if not self.waiting and not self.starting:
             return
         entries = set(self.waiting.values())
-        first_deadline = min(e.deadline for e in entries)
-        events = self.poller.poll(max(0, int((first_deadline - time.monotonic()) * 1000) + 1))
+        events = self.poller.poll(self._timeout_ms(entries))
+        seen = time.perf_counter()
         answered: dict[_Waiting, list[int]] = {}
+        woken = False
         for fd, _ in events:
-            answered.setdefault(self.waiting[fd], []).append(fd)
+            if fd == self._wake_read:
+                woken = True
+            else:
+                answered.setdefault(self.waiting[fd], []).append(fd)
         for entry, fds in answered.items():
-            self._settle(entry, fds)
-        if time.monotonic() >= first_deadline:
-            for entry in entries - answered.keys():
-                if entry.deadline <= time.monotonic():
-                    self._settle(entry, None)  # a timeout, unless the reply is whole
+            self._settle(entry, fds, seen)
+        if woken or (self.starting and not events):
+            self._started()
+        now = time.monotonic()
+        for entry in entries - answered.keys():
+            if entry.deadline <= now:
+                self._settle(entry, None, time.perf_counter())  # a timeout, unless the reply is whole

@@ -30,11 +30,14 @@ How it is fitted
 Each match gives one comparison per pair of its teams (A+B against A+B, or a
 bot against its own copy, says nothing and is skipped). Comparisons are
 counted by pair of line-ups and deal group before fitting, so the fit works
-on a small table whatever the number of matches. The strengths maximise the
-pairwise log-likelihood with Firth's bias-reducing penalty (the Jeffreys
-prior): a bot that never loses still gets a finite rating, the penalty's
-weight falls as the data grow, and unlike a fixed prior (BayesElo's virtual
-draws) it does not shrink the spread of ratings in a small league. In a
+on a small table whatever the number of matches; the store keeps those
+counts as matches are stored (``Tallies``), so a league's table reads them
+rather than every seat row, and rates exactly as its seat rows do. The
+strengths maximise the pairwise log-likelihood with Firth's bias-reducing
+penalty (the Jeffreys prior): a bot that never loses still gets a finite
+rating, the penalty's weight falls as the data grow, and unlike a fixed
+prior (BayesElo's virtual draws) it does not shrink the spread of ratings
+in a small league. In a
 k-team match the k - 1 comparisons of one team are correlated ((k + 1) / 3
 times the variance of independent ones, for equals), so their penalty is
 scaled by that factor. A very weak normal prior (sd 2000 Elo) only anchors
@@ -71,11 +74,12 @@ are exact.
 """
 from __future__ import annotations
 
+import json
 import math
 import zlib
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from itertools import chain, compress, islice
+from itertools import chain, combinations, compress, islice
 from operator import itemgetter
 from typing import Any
 
@@ -147,8 +151,31 @@ class RowTuples:
     chunks: Iterable[list[tuple[Any, ...]]]
 
 
-# what the ratings read: seat rows as dicts, as tuples, or as columns already
-SeatRows = Iterable[dict[str, Any]] | RowTuples | Seats
+@dataclass(frozen=True)
+class Tallies:
+    """A league's sufficient statistics, as the store keeps them match by
+    match (``match_tallies``): what the ratings read instead of its seat
+    rows, a table whose size does not grow with the number of matches.
+
+    ``bots``: (bot, games, score sum, rank sum, faults), one game per match,
+    team and bot as ``_seat_stats`` counts. ``pairs``: (key, first line-up,
+    second line-up, comparisons, wins, losses, order effect numerator) per
+    deal group (key: the deal) and pair of line-ups (``lineup_key``; first
+    <= second; a win: first ahead); past BOOTSTRAP_BLOCKS groups the key is
+    the group's bootstrap block (``deal_block``) and ``deals`` is None, else
+    ``deals`` lists every deal group's deal. ``triples``: (line-ups, sorted;
+    how often those three met)."""
+
+    league: str
+    bots: list[tuple[str, int, float, int, int]]
+    pairs: list[tuple[int, str, str, int, int, int, int]]
+    triples: list[tuple[str, str, str, int]]
+    deals: list[int] | None
+
+
+# what the ratings read: seat rows as dicts, as tuples, or as columns already, or
+# the sufficient statistics the store keeps
+SeatRows = Iterable[dict[str, Any]] | RowTuples | Seats | Tallies
 # a chunk's rows and where each field is in them: a name (dicts) or a position (tuples)
 Chunk = tuple[list[Any], Callable[[str], "str | int | None"]]
 
@@ -255,6 +282,8 @@ def read_seats(seat_rows: SeatRows) -> Seats:
     loops, so that a generator is never held whole."""
     if isinstance(seat_rows, Seats):
         return seat_rows
+    if isinstance(seat_rows, Tallies):
+        raise TypeError("read_seats needs seat rows: a league's Tallies hold none")
     columns = _read_columns(seat_rows)
     if columns is None:
         empty = np.zeros(0, np.int64)
@@ -402,6 +431,152 @@ def _unique(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return np.unique(values, return_inverse=True)
 
 
+# ---- sufficient statistics, kept match by match ------------------------------
+_LINEUP_KEYS: dict[tuple[str, ...], str] = {}
+
+
+def lineup_key(members: Iterable[str]) -> str:
+    """A team's line-up (a multiset of bots) as text: its members, sorted
+    (remembered: a store writing match after match sees few line-ups)."""
+    team = tuple(sorted(members))
+    key = _LINEUP_KEYS.get(team)
+    if key is None:
+        if len(_LINEUP_KEYS) >= 65536:
+            _LINEUP_KEYS.clear()
+        key = _LINEUP_KEYS[team] = json.dumps(team)
+    return key
+
+
+def deal_block(league: str, deal: int) -> int:
+    """The bootstrap block of a deal group when a league has more than
+    BOOTSTRAP_BLOCKS of them (as ``_deal_blocks`` numbers it)."""
+    return zlib.crc32(f"{league}\x00{deal}".encode()) % BOOTSTRAP_BLOCKS
+
+
+@dataclass(frozen=True)
+class MatchTallies:
+    """One match's share of a league's ``Tallies``: ``units`` (bot, score,
+    rank, faulted) for each team and bot (copies in one team are one unit,
+    with their first seat's score and rank, faulted if either faulted);
+    ``pairs`` (first line-up, second line-up, first ahead, second ahead)
+    for each two teams, first <= second (equal line-ups: in the order of
+    their team labels, as ``_pairs`` takes them); ``triples`` the line-ups
+    of each three teams, sorted; ``teams`` how many teams played."""
+
+    units: list[tuple[str, float, int, bool]]
+    pairs: list[tuple[str, str, int, int]]
+    triples: list[tuple[str, str, str]]
+    teams: int
+
+
+def match_tallies(bots: Sequence[str], teams: Sequence[int], ranks: Sequence[int],
+                  scores: Sequence[float], faulted: Sequence[bool]) -> MatchTallies:
+    """What one match adds to the sufficient statistics, from its seats'
+    bots, team labels, ranks, scores and faults: the same counts the seat
+    rows give (``_seat_stats``, ``_teams``, ``_pairs`` and ``_triples``)."""
+    units: list[tuple[str, float, int, bool]]
+    if len(set(teams)) == len(teams):  # a seat a team: each seat is a unit
+        order = sorted(range(len(teams)), key=teams.__getitem__)
+        keys = [lineup_key((bots[s],)) for s in order]
+        team_ranks = [ranks[s] for s in order]
+        units = [(bots[s], scores[s], ranks[s], bool(faulted[s])) for s in order]
+    else:
+        seats_of: dict[int, list[int]] = {}
+        for seat, team in enumerate(teams):
+            seats_of.setdefault(team, []).append(seat)
+        keys, team_ranks, units = [], [], []
+        for label in sorted(seats_of):
+            seats = seats_of[label]
+            keys.append(lineup_key([bots[s] for s in seats]))
+            team_ranks.append(min(ranks[s] for s in seats))
+            first: dict[str, int] = {}
+            faults: dict[str, bool] = {}
+            for s in seats:
+                first.setdefault(bots[s], s)
+                faults[bots[s]] = faults.get(bots[s], False) or bool(faulted[s])
+            units += [(bot, scores[s], ranks[s], faults[bot]) for bot, s in first.items()]
+    pairs = []
+    for i, j in combinations(range(len(keys)), 2):
+        a, b, rank_a, rank_b = keys[i], keys[j], team_ranks[i], team_ranks[j]
+        if a > b:
+            a, b, rank_a, rank_b = b, a, rank_b, rank_a
+        pairs.append((a, b, int(rank_a < rank_b), int(rank_b < rank_a)))  # wins: a ahead
+    triples: list[tuple[str, str, str]] = [tuple(sorted(three))  # type: ignore[misc]
+                                           for three in combinations(keys, 3)]
+    return MatchTallies(units, pairs, triples, len(keys))
+
+
+def _tallied(tallies: Tallies) -> tuple[list[tuple[int, float, float, int]], Comparisons]:
+    """The seat stats and the comparisons from a league's sufficient
+    statistics: what ``_seat_stats`` and ``_pairs`` make of its seat rows
+    (line-ups, deal groups and blocks numbered the same way)."""
+    if not tallies.bots:
+        seats = read_seats([])
+        return [], _pairs(seats, *_teams(seats))
+    names = sorted(row[0] for row in tallies.bots)
+    index = {name: i for i, name in enumerate(names)}
+    n = len(names)
+    stats = [(int(g), float(s / g), float(r / g), int(f)) if g else (0, 0.0, 0.0, int(f))
+             for _, g, s, r, f in sorted(tallies.bots)]
+    keys = sorted({key for row in tallies.pairs for key in row[1:3]}
+                  | {key for row in tallies.triples for key in row[:3]})
+    members = [[index[bot] for bot in json.loads(key)] for key in keys]
+    size = max(map(len, members), default=1)
+    if (n + 1) ** size < 2**62:  # line-ups in the order of _lineup_codes
+        codes = [sum((bot + 1) * (n + 1) ** place for place, bot in enumerate(m)) for m in members]
+        keys = [keys[i] for i in sorted(range(len(keys)), key=codes.__getitem__)]
+        members = [[index[bot] for bot in json.loads(key)] for key in keys]
+    position = {key: i for i, key in enumerate(keys)}
+    counts = np.zeros((len(keys), n))
+    for i, m in enumerate(members):
+        np.add.at(counts[i], m, 1)
+    n_lineups = len(keys)
+    if tallies.deals is None:
+        blocks = BOOTSTRAP_BLOCKS
+        block = np.array([row[0] for row in tallies.pairs], dtype=np.int64)
+    else:
+        deals = np.array(sorted(tallies.deals), dtype=np.int64)
+        block_of = (np.arange(len(deals)) if len(deals) <= BOOTSTRAP_BLOCKS else
+                    np.array([deal_block(tallies.league, d) for d in deals.tolist()]))
+        blocks = min(len(deals), BOOTSTRAP_BLOCKS)
+        block = block_of[np.searchsorted(deals, [row[0] for row in tallies.pairs])]
+    first = np.array([position[row[1]] for row in tallies.pairs], dtype=np.int64)
+    second = np.array([position[row[2]] for row in tallies.pairs], dtype=np.int64)
+    count, wins, losses, effect = (np.array([row[c] for row in tallies.pairs], dtype=float)
+                                   for c in (3, 4, 5, 6))
+    swap = first > second
+    first, second = np.where(swap, second, first), np.where(swap, first, second)
+    wins, losses = np.where(swap, losses, wins), np.where(swap, wins, losses)
+    tally = _Tally(max(blocks, 1) * n_lineups * n_lineups, 4)
+    tally.add((block * n_lineups + first) * n_lineups + second, [count, wins, losses, effect])
+    unique, (count, wins, losses, effect) = tally.result()
+    three = np.sort(np.array([[position[key] for key in row[:3]] for row in tallies.triples],
+                             dtype=np.int64).reshape(-1, 3), 1)
+    met = np.array([row[3] for row in tallies.triples], dtype=float)
+    if n_lineups**3 < 2**62:
+        codes3, at = np.unique((three[:, 0] * n_lineups + three[:, 1]) * n_lineups + three[:, 2],
+                               return_inverse=True)
+        triples = np.stack([codes3 // n_lineups**2, codes3 // n_lineups % n_lineups,
+                            codes3 % n_lineups], 1)
+    else:
+        triples, at = np.unique(three, axis=0, return_inverse=True)
+    triple_count = np.bincount(at.reshape(-1), weights=met, minlength=len(triples))
+    return stats, _compared(names, counts, unique, count, wins, losses, effect, blocks,
+                            triples, triple_count)
+
+
+def _summary(seat_rows: SeatRows) -> tuple[list[tuple[int, float, float, int]], Comparisons]:
+    """Per bot (games, average score, average rank, faults) and the pairwise
+    comparisons: from seat rows, or from the sufficient statistics."""
+    if isinstance(seat_rows, Tallies):
+        return _tallied(seat_rows)
+    seats = read_seats(seat_rows)
+    stats = _seat_stats(seats) if len(seats.bots) else []
+    if seats is not seat_rows:  # read here: free what is not needed any more
+        seats.score = seats.seat = seats.fault = np.zeros(0)
+    return stats, _pairs(seats, *_teams(seats))
+
+
 # ---- comparisons -------------------------------------------------------------
 @dataclass
 class Comparisons:
@@ -465,6 +640,8 @@ class Comparisons:
 
 def comparisons(seat_rows: SeatRows) -> Comparisons:
     """Pairwise outcomes between the teams of every match, aggregated."""
+    if isinstance(seat_rows, Tallies):
+        return _tallied(seat_rows)[1]
     seats = read_seats(seat_rows)
     return _pairs(seats, *_teams(seats))
 
@@ -563,14 +740,24 @@ def _pairs(seats: Seats, match: np.ndarray, lineup: np.ndarray, rank: np.ndarray
         tally.add(key, [np.ones(len(a)), (outcome == 1) * 1.0, (outcome == -1) * 1.0,
                         per_match[match[a]] + 1.0])
     unique, (count, wins, losses, effect) = tally.result()
+    triples, triple_count = _triples(match, lineup, most, n_lineups)
+    return _compared(seats.bots, counts, unique, count, wins, losses, effect, seats.blocks,
+                     triples, triple_count)
+
+
+def _compared(bots: list[str], counts: np.ndarray, unique: np.ndarray, count: np.ndarray,
+              wins: np.ndarray, losses: np.ndarray, effect: np.ndarray, blocks: int,
+              triples: np.ndarray, triple_count: np.ndarray) -> Comparisons:
+    """The comparisons from their sums by key (block, first line-up, second
+    line-up), sorted, as ``_Tally`` gives them."""
+    n_lineups = len(counts)
     pair = unique % (n_lineups * n_lineups)
     rows, row = _unique(pair)
     per_row = np.bincount(row, weights=count, minlength=len(rows))
     order_effect = np.bincount(row, weights=effect, minlength=len(rows)) / (3 * per_row)
-    triples, triple_count = _triples(match, lineup, most, n_lineups)
-    return Comparisons(seats.bots, counts, rows // n_lineups, rows % n_lineups, row,
+    return Comparisons(bots, counts, rows // n_lineups, rows % n_lineups, row,
                        unique // (n_lineups * n_lineups), wins, losses, count - wins - losses,
-                       seats.blocks, triples, triple_count, order_effect)
+                       blocks, triples, triple_count, order_effect)
 
 
 def _triples(match: np.ndarray, lineup: np.ndarray, most: int,
@@ -1004,15 +1191,9 @@ def rating_fit(seat_rows: SeatRows, samples: int = BOOTSTRAP_SAMPLES,
                seed: int = 0) -> RatingFit:
     """Fit the ratings and their uncertainty from seat rows (any order; a
     generator is read in chunks)."""
-    seats = read_seats(seat_rows)
-    n = len(seats.bots)
-    if not n:
+    stats, data = _summary(seat_rows)
+    if not data.bots:
         return RatingFit([], np.zeros(0), np.zeros((0, 0)), np.zeros((samples, 0)), [])
-    stats = _seat_stats(seats)
-    if seats is not seat_rows:  # read here: free what is not needed any more
-        seats.score = seats.seat = seats.fault = np.zeros(0)
-    data = _pairs(seats, *_teams(seats))
-    del seats
     wins, losses, _ = data.totals()
     fitted_rows = np.flatnonzero((data.first != data.second) & (wins + losses > 0))
     design = data.design[fitted_rows]

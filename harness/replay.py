@@ -6,6 +6,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from games import Game, get_game, normalize_action
+from harness.safe_text import printable
 
 
 def replay_game(replay: dict[str, Any], narrate: bool = False) -> Iterator[tuple[Game, Any]]:
@@ -36,13 +37,15 @@ def decision_line(game: Game, action: Any, elapsed_ms: int | None = None,
 
 
 def fault_line(seat: int, bot: str, fault: Any) -> str:
-    """Where a bot faulted, in the log (``fault`` has kind, decision, detail)."""
-    return (f"  !! FAULT seat {seat} ({bot}) at decision {fault.decision}: {fault.kind}: "
-            f"{fault.detail}; a random stand-in plays its seat from here")
+    """Where a bot faulted, in the log (``fault`` has kind, decision, detail);
+    the bot's name and the detail escaped (harness.safe_text)."""
+    return (f"  !! FAULT seat {seat} ({printable(bot, False)}) at decision {fault.decision}: "
+            f"{fault.kind}: {printable(fault.detail, False)}; a random stand-in plays its seat "
+            "from here")
 
 
 def seats_header(bots: list[str]) -> str:
-    return "seats: " + ", ".join(f"{seat} = {bot}" for seat, bot in enumerate(bots))
+    return "seats: " + ", ".join(f"{seat} = {printable(bot, False)}" for seat, bot in enumerate(bots))
 
 
 def drain_event_lines(game: Game) -> list[str]:

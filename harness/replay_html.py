@@ -8,10 +8,12 @@ years later. Observations are stored as a full key frame every
 of thousands of decisions stays a few megabytes.
 
 Everything a bot controls (its name, its stderr, a fault's detail) reaches
-the page either through ``html.escape`` or inside the JSON block, where
-``<``, ``>`` and ``&`` are written as ``\\u003c``-style escapes: no string
-can close the ``<script>`` element or open a tag. The page's script only
-ever sets ``textContent``.
+the page with its control and invisible format characters written as
+visible escapes (``harness.safe_text.printable``: a bidi override would
+reorder the line in the browser too), and either through ``html.escape`` or
+inside the JSON block, where ``<``, ``>`` and ``&`` are written as
+``\\u003c``-style escapes: no string can close the ``<script>`` element or
+open a tag. The page's script only ever sets ``textContent``.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from typing import TYPE_CHECKING, Any
 
 from games import GameError
 from harness.replay import replay_game
+from harness.safe_text import printable
 
 if TYPE_CHECKING:
     from harness.store import Store
@@ -249,14 +252,16 @@ def _seat_info(seat: dict[str, Any]) -> dict[str, Any]:
     fault = None
     if seat.get("fault_kind"):
         fault = {"kind": seat["fault_kind"], "decision": seat.get("fault_decision"),
-                 "detail": seat.get("fault_detail") or ""}
-    return {"seat": seat["seat"], "bot": name, "version": version, "score": seat.get("score"),
+                 "detail": printable(seat.get("fault_detail") or "", False)}
+    return {"seat": seat["seat"], "bot": printable(name, False), "version": version, "score": seat.get("score"),
             "rank": seat.get("rank"), "team": seat.get("team"), "fault": fault}
 
 
 # ---- page -------------------------------------------------------------------
 def esc(value: Any) -> str:
-    return html.escape(str(value), quote=True)
+    """HTML-escaped, control and format characters made visible (the pages
+    show bots' names, fault details and stderr through it)."""
+    return html.escape(printable(str(value)), quote=True)
 
 
 def html_page(title: str, body: str, css: str = "", script: str = "") -> str:

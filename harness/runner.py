@@ -40,7 +40,13 @@ log = logging.getLogger(__name__)
 
 BATCH_SIZE = 4
 BATCHES_IN_FLIGHT_PER_WORKER = 2
-BROKEN_AFTER = 3  # failed starts in a row that mark a bot broken for the rest of a run
+# Matches in a row in which a bot faulted (any kind: it never started, timed
+# out, crashed, sent garbage or an illegal action, broke a limit) that mark
+# it broken for the rest of a run: its remaining matches are left for a later
+# run. Three: one fault can be bad luck, three in a row is a bot that cannot
+# play this league, and each more would cost every table it sits at (a start
+# can take the whole start-up limit) for nothing.
+BROKEN_AFTER = 3
 
 
 @dataclass(frozen=True)
@@ -140,7 +146,6 @@ class MatchWorker:
     def _play_interleaved(self, batch: list[BatchItem]) -> list[MatchResult | MatchError]:
         def starter(item: BatchItem) -> Callable[[], MatchSteps]:
             return lambda: match_steps(self.game, item.seed, item.bots, self.pool, item.match_id)
-        self.pool.prestart(_peak_demand(batch, self.concurrency))
         results: list[MatchResult | MatchError | None] = [None] * len(batch)
         for position, outcome in play_interleaved(map(starter, batch), self.concurrency):
             if isinstance(outcome, Exception):  # an engine or harness bug must not end the run
@@ -155,16 +160,6 @@ class MatchWorker:
         return self.pool.total_starts()
 
 
-def _peak_demand(batch: list[BatchItem], in_flight: int) -> Counter[str]:
-    """Per bot, the most processes any ``in_flight`` consecutive matches of
-    the batch need at once (matches end out of order, so this is close to
-    the peak, not exact)."""
-    peak: Counter[str] = Counter()
-    for start in range(max(1, len(batch) - in_flight + 1)):
-        peak |= Counter(bot for item in batch[start:start + in_flight] for bot in item.bots)
-    return peak
-
-
 @dataclass
 class RunSummary:
     scheduled: int
@@ -176,8 +171,10 @@ class RunSummary:
     interrupted: bool
     errors: int = 0
     startup_s: float = 0.0  # starting the engine (Ray) and the workers
-    unplayed: int = 0  # left for a later run: a bot in them did not start
-    broken: list[str] = field(default_factory=list)  # bot ids that never started
+    unplayed: int = 0  # left for a later run: a bot in them did not start, or was broken
+    broken: list[str] = field(default_factory=list)  # bot ids marked broken (BROKEN_AFTER)
+    broken_why: dict[str, str] = field(default_factory=dict)  # by bot id, in a few words
+    left: dict[str, int] = field(default_factory=dict)  # unplayed, by the bot id that left them
     # the last line of each harness error's traceback (the first few), to say what went wrong
     error_lines: list[str] = field(default_factory=list)
     workers: int = 0  # 0: none started (nothing to play)
@@ -215,14 +212,43 @@ class _Pending:
         return self._matches
 
 
+def _spread_deals(matches: Iterable[ScheduledMatch], window: int) -> Iterator[ScheduledMatch]:
+    """The same matches, ``window`` deals at a time, one seating of each in
+    turn: the first seating of each deal of the window, then the second of
+    each, and so on. A batch of ``window`` matches then holds ``window``
+    different deals, and a deal's seatings go out in different batches, so
+    to different workers as often as not. A bot process plays a deal once
+    (BotPool), so a worker needs a process of a bot for each seating of
+    one deal it plays: spread over the workers, the seatings of a deal
+    need fewer processes on each (the demo league on 2 Ray workers: 18
+    starts in all, where whole deals to each worker took 36), and the
+    processes of a batch, all at the same seats, go from deal to deal.
+    A run stopped part-way leaves at most a window of deals part-played."""
+    deals: dict[int, list[ScheduledMatch]] = {}
+
+    def turns() -> Iterator[ScheduledMatch]:
+        rows = list(deals.values())
+        deals.clear()
+        for turn in range(max(map(len, rows), default=0)):
+            yield from (row[turn] for row in rows if turn < len(row))
+
+    for match in matches:
+        if match.deal not in deals and len(deals) == window:
+            yield from turns()
+        deals.setdefault(match.deal, []).append(match)
+    yield from turns()
+
+
 def _batches(pending: Iterable[ScheduledMatch], league: League, size: int,
              state: _RunState) -> Iterator[list[tuple[BatchItem, ScheduledMatch]]]:
+    """The playable matches in batches of ``size``, deals spread (_spread_deals)."""
     names_of = {league.bot_id(name): name for name in league.bots}
 
-    def playable() -> Iterator[ScheduledMatch]:
-        for match in pending:
-            if state.broken.intersection(match.seats):
-                state.unplayed += 1  # a later run plays it, once the bot starts
+    def playable() -> Iterator[ScheduledMatch]:  # checked as each batch is drawn
+        for match in _spread_deals(pending, size):
+            broken = {bot for bot in match.seats if bot in state.broken}
+            if broken:
+                state.leave(broken)  # a later run plays it, the bot fixed or not
             else:
                 yield match
 
@@ -461,6 +487,8 @@ def run_league(league: League, store: Store, workers: int | None = None, engine:
             stop.drained = True
         if stop.raised and not stop.satisfied:
             state.outcome = "interrupted"
+        elif state.errors or state.unplayed:
+            state.outcome = "incomplete"  # matches missing: a later run plays them
     except KeyboardInterrupt:  # a second Ctrl-C: abandon what is in flight
         state.outcome = "interrupted"
     except BaseException:
@@ -473,12 +501,15 @@ def run_league(league: League, store: Store, workers: int | None = None, engine:
     return RunSummary(scheduled, pending.skipped, state.played, state.faulted, starts,
                       time.perf_counter() - started, state.outcome == "interrupted",
                       state.errors, state.startup_s, state.unplayed, sorted(state.broken),
-                      state.error_lines, workers or 0, runner.setup.concurrency or 1)
+                      dict(state.broken), dict(state.left), state.error_lines, workers or 0,
+                      runner.setup.concurrency or 1)
 
 
 @dataclass
 class _RunState:
-    """What one run has collected so far."""
+    """What one run has collected so far. Faults are counted here, in the
+    driver, so that a bot's matches in a row are counted across workers
+    (and Ray nodes), in the order their results arrive."""
 
     played: int = 0
     faulted: int = 0
@@ -488,8 +519,10 @@ class _RunState:
     outcome: str = "finished"
     unplayed: int = 0
     schedules: dict[str, ScheduledMatch] = field(default_factory=dict)
-    broken: set[str] = field(default_factory=set)
-    failed_starts: Counter[str] = field(default_factory=Counter)
+    broken: dict[str, str] = field(default_factory=dict)  # bot id -> why, in a few words
+    left: Counter[str] = field(default_factory=Counter)  # unplayed matches, by the bot at fault
+    # per bot, its faults in its last matches in a row: (kind, whether it had started)
+    fault_streaks: dict[str, list[tuple[str, bool]]] = field(default_factory=dict)
     rank_sums: Counter[str] = field(default_factory=Counter)
     seat_counts: Counter[str] = field(default_factory=Counter)
 
@@ -497,14 +530,12 @@ class _RunState:
         for result in reply.results:
             scheduled = self.schedules.pop(result.match_id)
             if isinstance(result, MatchError):
-                self.errors += 1
-                if len(self.error_lines) < 5:
-                    lines = result.traceback.strip().splitlines()
-                    self.error_lines.append(f"{result.match_id}: {lines[-1] if lines else '?'}")
-                log.error("harness error in match %s (not stored; a later run retries it):\n%s",
-                          result.match_id, result.traceback)
+                self._harness_error(result)
                 continue
-            if self._unstarted(result, scheduled):
+            self._count_faults(result, scheduled)
+            if result.unstarted():  # it says nothing of that bot: a later run plays it
+                ids = dict(zip(result.bots, scheduled.seats))
+                self.leave({ids[bot] for bot in result.unstarted()})
                 continue
             if store.save_match(league.name, scheduled.deal, scheduled.seats, result, run_id,
                                 where=(reply.node, reply.pid)):
@@ -514,25 +545,52 @@ class _RunState:
                     self.rank_sums[bot] += rank
                     self.seat_counts[bot] += 1
 
-    def _unstarted(self, result: MatchResult, scheduled: ScheduledMatch) -> bool:
-        """A match where a bot never started is not stored (it says nothing of
-        that bot): a later run plays it. Failed starts in a row mark a bot broken."""
-        seats = dict(zip(result.bots, scheduled.seats))
-        unstarted = {seats[bot] for bot in result.unstarted()}
+    def leave(self, bots: set[str]) -> None:
+        """A match left for a later run because of ``bots``."""
+        self.unplayed += 1
+        self.left.update(bots)
+
+    def _harness_error(self, error: MatchError) -> None:
+        """Not stored, not a bot's fault: the next run plays it again."""
+        self.errors += 1
+        if len(self.error_lines) < 5:
+            lines = error.traceback.strip().splitlines()
+            self.error_lines.append(f"{error.match_id}: {lines[-1] if lines else '?'}")
+        log.error("harness error in match %s (not stored; a later run retries it):\n%s",
+                  error.match_id, error.traceback)
+
+    def _count_faults(self, result: MatchResult, scheduled: ScheduledMatch) -> None:
+        """A bot that faulted (any kind, at any of its seats) in BROKEN_AFTER
+        of its matches in a row is broken; a match without a fault of its
+        resets the count."""
+        kinds: dict[str, tuple[str, bool]] = {}
+        for bot, fault in zip(scheduled.seats, result.faults):
+            if fault is not None:
+                kinds.setdefault(bot, (fault.kind, fault.started))
         for bot in set(scheduled.seats):
-            self.failed_starts[bot] = self.failed_starts[bot] + 1 if bot in unstarted else 0
-            if self.failed_starts[bot] >= BROKEN_AFTER and bot not in self.broken:
-                self.broken.add(bot)
-                log.warning("bot %s failed to start %d times in a row: its remaining matches "
-                            "are left for a later run", bot, BROKEN_AFTER)
-        if unstarted:
-            self.unplayed += 1
-        return bool(unstarted)
+            streak = self.fault_streaks.setdefault(bot, [])
+            if bot not in kinds:
+                streak.clear()
+                continue
+            streak.append(kinds[bot])
+            del streak[:-BROKEN_AFTER]
+            if len(streak) == BROKEN_AFTER and bot not in self.broken:
+                self.broken[bot] = _broken_why(streak)
+                log.warning("bot %s %s: its remaining matches are left for a later run",
+                            bot, self.broken[bot])
 
     def leaders(self, count: int = 3) -> list[tuple[str, float]]:
         """This run's best bots by average rank so far (the table comes at the end)."""
         means = [(bot, self.rank_sums[bot] / n) for bot, n in self.seat_counts.items() if n]
         return sorted(means, key=lambda item: item[1])[:count]
+
+
+def _broken_why(faults: list[tuple[str, bool]]) -> str:
+    """Why a bot was marked broken, from its faults in its last matches."""
+    kinds = ", ".join(kind for kind, _ in faults)
+    if not any(started for _, started in faults):
+        return f"never started ({len(faults)} tries in a row: {kinds})"
+    return f"faulted in {len(faults)} matches in a row ({kinds})"
 
 
 @dataclass(frozen=True)

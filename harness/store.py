@@ -5,6 +5,22 @@ files), ``matches``, ``seats`` (per-seat score, rank, fault), ``replays``,
 ``ratings`` and ``runs``. Each finished match is written in its own
 transaction, so a crash loses at most the matches in flight. WAL mode keeps
 readers (``league status``) from blocking the writer.
+
+The ``rating_*`` tables keep each league's sufficient statistics for the
+ratings (``harness.ratings.Tallies``): ``league table`` reads them, and the
+league's matches not folded into them yet, instead of every seat row.
+``save_match`` folds a league's new matches in, in the transaction of the
+match that finds more than FOLD_EVERY of them (by rowid), so the ones left
+stay few. ``rating_leagues`` holds per league the rowid of the last match
+folded in, how many matches and faulted matches were, and whether its deal
+groups are pooled into bootstrap blocks; ``rating_deals`` its deals (until
+pooled); ``rating_pairs``, ``rating_triples`` and ``rating_bots`` the
+counts. A results file from before them gets them on its first writable
+open (which folds every match once, as it folds a league again whose count
+of matches no longer adds up). Matches stored by an older harness are
+folded in with the next ones; until then, and in a read-only open of an
+older file, the ratings fold the matches left over when they are few, and
+read seat rows when they are not.
 """
 
 from __future__ import annotations
@@ -16,14 +32,64 @@ import socket
 import sqlite3
 import time
 from collections.abc import Iterable, Iterator, Sequence
+from itertools import groupby
+from operator import itemgetter
 from pathlib import Path
 from typing import Any, cast
 
+import numpy as np
 import sqlite_utils
 from sqlite_utils.db import Table
 
-from harness.ratings import CHUNK, RowTuples
+from harness.ratings import (
+    BOOTSTRAP_BLOCKS,
+    CHUNK,
+    RowTuples,
+    Tallies,
+    deal_block,
+    match_tallies,
+)
 from harness.records import MatchResult
+
+# the kept statistics' layout, and the pooling they assume: other values make them anew
+RATING_STATS_VERSION = f"1 blocks={BOOTSTRAP_BLOCKS}"
+RATING_TABLES = {
+    "rating_meta": "key TEXT PRIMARY KEY, value TEXT",
+    "rating_leagues": "league TEXT PRIMARY KEY, folded INTEGER NOT NULL, matches INTEGER NOT NULL, "
+                      "faulted INTEGER NOT NULL, pooled INTEGER NOT NULL, usable INTEGER NOT NULL",
+    "rating_deals": "league TEXT, deal INTEGER, PRIMARY KEY (league, deal)",
+    "rating_pairs": "league TEXT, key INTEGER, first TEXT, second TEXT, count INTEGER NOT NULL, "
+                    "wins INTEGER NOT NULL, losses INTEGER NOT NULL, effect INTEGER NOT NULL, "
+                    "PRIMARY KEY (league, key, first, second)",
+    "rating_triples": "league TEXT, a TEXT, b TEXT, c TEXT, count INTEGER NOT NULL, "
+                      "PRIMARY KEY (league, a, b, c)",
+    "rating_bots": "league TEXT, bot TEXT, games INTEGER NOT NULL, score REAL NOT NULL, "
+                   "rank INTEGER NOT NULL, faults INTEGER NOT NULL, moves INTEGER NOT NULL, "
+                   "think_ms REAL NOT NULL, think_max_ms REAL NOT NULL, PRIMARY KEY (league, bot)",
+}
+ADD_PAIRS = ("INSERT INTO rating_pairs VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO UPDATE SET "
+             "count = count + excluded.count, wins = wins + excluded.wins, "
+             "losses = losses + excluded.losses, effect = effect + excluded.effect")
+ADD_TRIPLES = ("INSERT INTO rating_triples VALUES (?, ?, ?, ?, ?) ON CONFLICT DO UPDATE SET "
+               "count = count + excluded.count")
+ADD_BOTS = ("INSERT INTO rating_bots VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO UPDATE SET "
+            "games = games + excluded.games, score = score + excluded.score, "
+            "rank = rank + excluded.rank, faults = faults + excluded.faults, "
+            "moves = moves + excluded.moves, think_ms = think_ms + excluded.think_ms, "
+            "think_max_ms = MAX(think_max_ms, excluded.think_max_ms)")
+SET_LEAGUE = ("INSERT INTO rating_leagues VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO UPDATE SET "
+              "folded = excluded.folded, matches = matches + excluded.matches, "
+              "faulted = faulted + excluded.faulted, pooled = excluded.pooled, "
+              "usable = excluded.usable")
+# a league's matches (by rowid, in index order) and their seats, a match's rows together;
+# CROSS JOIN keeps matches the outer loop: no sort
+TAIL = ("SELECT m.rowid, m.deal, m.faulted, s.seat, s.bot, s.team, s.score, s.rank, s.fault_kind, "
+        "{think} FROM matches m CROSS JOIN seats s ON s.match_id = m.id "
+        "WHERE m.league = ? AND m.rowid > ? AND m.rowid <= ?")
+FOLD_EVERY = 1000     # matches (by rowid) a league may have unfolded before save_match folds them
+FOLD_CHUNK = 50_000   # matches (by rowid) folded in one transaction when a results file is upgraded
+TAIL_LIMIT = 20_000   # more unfolded matches than this: the ratings read seat rows instead
+LAST_ROWID = 2**63 - 1
 
 
 class StoreError(RuntimeError):
@@ -37,6 +103,7 @@ class Store:
     def __init__(self, path: Path | str, readonly: bool = False) -> None:
         self.path = Path(path)
         self.readonly = readonly
+        self._folded: dict[str, int] = {}  # per league, the last match folded in (as last seen)
         _check_path(self.path, readonly)
         try:
             if readonly:
@@ -53,6 +120,7 @@ class Store:
             self.db.execute("PRAGMA synchronous=NORMAL")
             self.db.execute("PRAGMA busy_timeout=10000")
             self._create()
+            self._keep_rating_stats()
         except sqlite3.DatabaseError as exc:
             raise StoreError(f"{self.path} is not a usable results database ({exc}); "
                              "choose another --db, or move this file away") from exc
@@ -164,7 +232,7 @@ class Store:
         with self.db.conn:
             if self.db.execute("SELECT 1 FROM matches WHERE id = ?", [result.match_id]).fetchone():
                 return False
-            self._insert("matches", {
+            rowid = self._insert("matches", {
                 "id": result.match_id, "league": league, "game": result.game,
                 "rules_version": result.rules_version, "seed": result.seed, "deal": deal,
                 "seats": json.dumps(list(seat_ids)),
@@ -187,28 +255,214 @@ class Store:
                 self._insert("seats", row)
             self._insert("replays", {"match_id": result.match_id,
                                      "replay": json.dumps(result.replay)})
+            if rowid - self._folded_to(league) > FOLD_EVERY:
+                self._fold(league)
         return True
+
+    # ---- the ratings' sufficient statistics -----------------------------------
+    def _folded_to(self, league: str) -> int:
+        """The rowid of the league's last match folded in, as last seen."""
+        if league not in self._folded:
+            row = self.db.execute("SELECT folded FROM rating_leagues WHERE league = ?",
+                                  [league]).fetchone()
+            self._folded[league] = row[0] if row else 0
+        return self._folded[league]
+
+    def _fold(self, league: str, last: int = LAST_ROWID) -> int:
+        """Fold the league's matches stored since its last fold (up to rowid
+        ``last``) into its kept statistics, in the caller's transaction; the
+        rowid of the last match now folded in."""
+        state = self.db.execute("SELECT folded, pooled, usable FROM rating_leagues "
+                                "WHERE league = ?", [league]).fetchone()
+        folded, pooled, usable = state or (0, 0, 1)
+        fold = _Fold(league, bool(pooled), bool(usable))
+        fold.add(self._tail(league, folded, last))
+        if not fold.last:
+            self._folded[league] = folded
+            return int(folded)
+        conn = self.db.conn
+        if fold.usable and not fold.pooled:
+            conn.executemany("INSERT OR IGNORE INTO rating_deals VALUES (?, ?)",
+                             [(league, deal) for deal in fold.deals])
+            groups = conn.execute("SELECT COUNT(*) FROM rating_deals WHERE league = ?",
+                                  [league]).fetchone()[0]
+            if groups > BOOTSTRAP_BLOCKS:
+                self._pool(league)
+                fold.pool()
+        if fold.usable:
+            conn.executemany(ADD_PAIRS, fold.pair_rows())
+            conn.executemany(ADD_TRIPLES, fold.triple_rows())
+            conn.executemany(ADD_BOTS, fold.bot_rows())
+        matches, faulted = conn.execute(
+            "SELECT COUNT(*), COALESCE(SUM(faulted > 0), 0) FROM matches "
+            "WHERE league = ? AND rowid > ? AND rowid <= ?", [league, folded, fold.last]).fetchone()
+        conn.execute(SET_LEAGUE, [league, fold.last, matches, faulted, int(fold.pooled),
+                                  int(fold.usable)])
+        self._folded[league] = fold.last
+        return fold.last
+
+    def _tail(self, league: str, after: int, last: int = LAST_ROWID) -> Iterator[tuple[Any, ...]]:
+        """The league's seat rows (TAIL) of its matches with rowids in (after, last]."""
+        timed = "moves" in self._table("seats").columns_dict
+        cursor = self.db.conn.execute(
+            TAIL.format(think="s.moves, s.think_ms, s.think_max_ms" if timed else "NULL, NULL, NULL"),
+            [league, after, last])
+        return (row for chunk in iter(lambda: cursor.fetchmany(CHUNK), []) for row in chunk)
+
+    def _pool(self, league: str) -> None:
+        """Past BOOTSTRAP_BLOCKS deal groups the ratings pool groups into
+        blocks: key the league's kept pairs by block, and forget its deals."""
+        pooled: dict[tuple[int, str, str], list[int]] = {}
+        for key, first, second, *sums in self.db.execute(
+                "SELECT key, first, second, count, wins, losses, effect FROM rating_pairs "
+                "WHERE league = ?", [league]).fetchall():
+            _add(pooled, (deal_block(league, key), first, second), sums)
+        self.db.execute("DELETE FROM rating_pairs WHERE league = ?", [league])
+        self.db.execute("DELETE FROM rating_deals WHERE league = ?", [league])
+        self.db.conn.executemany("INSERT INTO rating_pairs VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                                 [(league, *key, *sums) for key, sums in pooled.items()])
+
+    def _keep_rating_stats(self) -> None:
+        """Make the rating tables, where they are missing or of another
+        version, and fold every match not folded in yet, FOLD_CHUNK matches
+        a transaction (for a results file from before them: minutes for
+        millions of matches, once). A league whose matches no longer add up
+        to those folded in and those after them (a rowid changed) is folded
+        again from its first match."""
+        self.db.execute("BEGIN IMMEDIATE")
+        try:
+            if self._rating_version() != RATING_STATS_VERSION:
+                for name in RATING_TABLES:
+                    self.db.execute(f"DROP TABLE IF EXISTS {name}")
+                for name, columns in RATING_TABLES.items():
+                    self.db.execute(f"CREATE TABLE {name} ({columns}) WITHOUT ROWID")
+                self.db.execute("INSERT INTO rating_meta VALUES ('version', ?)",
+                                [RATING_STATS_VERSION])
+            leagues = self.db.execute(
+                "SELECT league, COUNT(*), MAX(rowid) FROM matches GROUP BY league").fetchall()
+            for league, count, _ in leagues:
+                if not self._adds_up(league, count):
+                    for name in RATING_TABLES:
+                        if name != "rating_meta":
+                            self.db.execute(f"DELETE FROM {name} WHERE league = ?", [league])
+            self.db.conn.commit()
+        except BaseException:
+            self.db.conn.rollback()
+            raise
+        for league, _, newest in leagues:
+            upto = self._folded_to(league)
+            while upto < newest:
+                upto += FOLD_CHUNK
+                with self.db.conn:
+                    self.db.execute("BEGIN IMMEDIATE")
+                    self._fold(league, upto)
+
+    def _adds_up(self, league: str, count: int) -> bool:
+        """Whether the league's ``count`` matches are those folded in and those after them."""
+        folded, matches, _, _, _ = self._league_state(league)
+        rest = self.db.execute("SELECT COUNT(*) FROM matches WHERE league = ? AND rowid > ?",
+                               [league, folded]).fetchone()[0]
+        return bool(matches + rest == count)
+
+    def _rating_version(self) -> str | None:
+        if "rating_meta" not in self.db.table_names():
+            return None
+        row = self.db.execute("SELECT value FROM rating_meta WHERE key = 'version'").fetchone()
+        return row[0] if row else None
+
+    def _league_state(self, league: str) -> tuple[int, int, int, int, int]:
+        """The league's kept (folded, matches, faulted, pooled, usable), or
+        where there are none of this version (a read-only older file), (0, 0,
+        0, 0, 1): nothing folded in."""
+        if self._rating_version() != RATING_STATS_VERSION:
+            return 0, 0, 0, 0, 1
+        row = self.db.execute("SELECT folded, matches, faulted, pooled, usable "
+                              "FROM rating_leagues WHERE league = ?", [league]).fetchone()
+        return (int(row[0]), int(row[1]), int(row[2]), int(row[3]), int(row[4])) if row \
+            else (0, 0, 0, 0, 1)
+
+    def _kept(self, league: str) -> _Fold | None:
+        """All the league's sufficient statistics: the kept ones, and those of
+        its matches not folded in yet (read in one transaction: one snapshot,
+        whatever a league run stores meanwhile). None where they cannot be
+        had cheaply or trusted: more than TAIL_LIMIT matches not folded in, a
+        count of matches that does not add up, or a match without a deal."""
+        own = not self.db.conn.in_transaction
+        if own:
+            self.db.execute("BEGIN")
+        try:
+            folded, matches, _, pooled, usable = self._league_state(league)
+            count = self.db.execute("SELECT COUNT(*) FROM matches WHERE league = ?",
+                                    [league]).fetchone()[0]
+            rest = self.db.execute("SELECT COUNT(*) FROM matches WHERE league = ? AND rowid > ?",
+                                   [league, folded]).fetchone()[0]
+            if not usable or rest > TAIL_LIMIT or matches + rest != count:
+                return None
+            fold = _Fold(league, bool(pooled))
+            if folded:
+                fold.load(self.db.conn)
+            fold.add(self._tail(league, folded))
+            return fold if fold.usable else None
+        finally:
+            if own:
+                self.db.conn.rollback()
+
+    def rating_tallies(self, league: str) -> Tallies | None:
+        """The league's sufficient statistics for the ratings (``_kept``);
+        None where they cannot be had cheaply, or the league has no seats."""
+        fold = self._kept(league)
+        return fold.tallies() if fold is not None and fold.bots else None
+
+    def ratings_source(self, league: str) -> Tallies | RowTuples:
+        """What the ratings of a league read: its sufficient statistics, or
+        its seat rows where those cannot be had cheaply."""
+        tallies = self.rating_tallies(league)
+        return tallies if tallies is not None else self.seat_tuples(league, ordered=False)
 
     def think_times(self, league: str) -> dict[str, tuple[int, float, float]]:
         """Per bot of a league: (moves timed, mean ms a move, slowest move ms)."""
         if "moves" not in self._table("seats").columns_dict:  # read-only, from before times
             return {}
-        rows = self.db.execute(
-            "SELECT s.bot, SUM(s.moves), SUM(s.think_ms), MAX(s.think_max_ms) FROM seats s "
-            "JOIN matches m ON m.id = s.match_id WHERE m.league = ? AND s.moves > 0 "
-            "GROUP BY s.bot", [league]).fetchall()
-        return {bot: (int(moves), total / moves, slowest) for bot, moves, total, slowest in rows}
+        fold = self._kept(league)
+        if fold is not None:
+            return {bot: (int(sums[4]), sums[5] / sums[4], sums[6])
+                    for bot, sums in sorted(fold.bots.items()) if sums[4] > 0}
+        # summed here, not by GROUP BY: its sort of every seat row spills to a temporary file
+        index: dict[str, int] = {}
+        sums = np.zeros((3, 0))  # per bot: moves, total ms, slowest ms
+        cursor = self.db.execute(
+            "SELECT s.bot, s.moves, COALESCE(s.think_ms, 0), COALESCE(s.think_max_ms, 0) "
+            "FROM matches m CROSS JOIN seats s ON s.match_id = m.id "
+            "WHERE m.league = ? AND s.moves > 0", [league])
+        for chunk in iter(lambda: cursor.fetchmany(CHUNK), []):
+            bots, moves, total, slowest = zip(*chunk)
+            for bot in set(bots) - index.keys():
+                index[bot] = len(index)
+            code = np.fromiter(map(index.__getitem__, bots), np.int64, len(bots))
+            sums = np.pad(sums, ((0, 0), (0, len(index) - sums.shape[1])))
+            sums[0] += np.bincount(code, moves, len(index))
+            sums[1] += np.bincount(code, total, len(index))
+            np.maximum.at(sums[2], code, slowest)
+        return {bot: (int(sums[0, i]), float(sums[1, i] / sums[0, i]), float(sums[2, i]))
+                for bot, i in sorted(index.items())}
 
-    def _insert(self, table: str, row: dict[str, Any]) -> None:
+    def _insert(self, table: str, row: dict[str, Any]) -> int:
+        """Insert one row; its rowid."""
         columns = ", ".join(row)
         marks = ", ".join("?" * len(row))
-        self.db.execute(f"INSERT INTO {table} ({columns}) VALUES ({marks})", list(row.values()))
+        return int(self.db.execute(f"INSERT INTO {table} ({columns}) VALUES ({marks})",
+                                   list(row.values())).lastrowid or 0)
 
     def league_match_count(self, league: str) -> tuple[int, int]:
-        row = self.db.execute(
-            "SELECT COUNT(*), COALESCE(SUM(faulted > 0), 0) FROM matches WHERE league = ?",
-            [league]).fetchone()
-        return int(row[0]), int(row[1])
+        """Matches stored and how many of them faulted (the faulted ones
+        counted among the matches folded into the kept statistics, and among
+        the rest)."""
+        folded, _, faulted, _, _ = self._league_state(league)
+        count = self.db.execute("SELECT COUNT(*) FROM matches WHERE league = ?",
+                                [league]).fetchone()[0]
+        rest = self.db.execute("SELECT COALESCE(SUM(faulted > 0), 0) FROM matches "
+                               "WHERE league = ? AND rowid > ?", [league, folded]).fetchone()[0]
+        return int(count), faulted + int(rest)
 
     def seat_rows(self, league: str) -> Iterator[dict[str, Any]]:
         """Every seat result of a league, ordered by match ID then seat, so
@@ -218,13 +472,16 @@ class Store:
             for values in chunk:
                 yield dict(zip(rows.columns, values))
 
-    def seat_tuples(self, league: str) -> RowTuples:
+    def seat_tuples(self, league: str, ordered: bool = True) -> RowTuples:
         """``seat_rows`` as tuples, in chunks: the ratings read them without
-        a dict per row."""
+        a dict per row. ``ordered=False``: in the order stored, which needs
+        no sort (and so no temporary file), for readers that do not mind."""
         cursor = self.db.execute(
             "SELECT s.match_id, s.seat, s.bot, s.team, s.score, s.rank, s.fault_kind, m.deal, "
-            "m.league FROM seats s JOIN matches m ON m.id = s.match_id WHERE m.league = ? "
-            "ORDER BY s.match_id, s.seat", [league])
+            "m.league FROM " + ("seats s JOIN matches m ON m.id = s.match_id WHERE m.league = ? "
+                                "ORDER BY s.match_id, s.seat" if ordered else
+                                "matches m CROSS JOIN seats s ON s.match_id = m.id "
+                                "WHERE m.league = ?"), [league])
         columns = tuple(c[0] for c in cursor.description)
         return RowTuples(columns, iter(lambda: cursor.fetchmany(CHUNK), []))
 
@@ -356,3 +613,124 @@ def _think_columns(result: MatchResult, seat: int) -> dict[str, Any]:
     think = result.think[seat]
     return {"moves": think.moves, "think_ms": round(think.total_ms, 3),
             "think_max_ms": round(think.max_ms, 3)}
+
+
+class _Fold:
+    """Sufficient statistics of some of one league's matches, in memory,
+    keyed as the rating tables key them: pairs by deal, or by bootstrap
+    block once ``pooled``. ``last``: the rowid of the last match added."""
+
+    def __init__(self, league: str, pooled: bool = False, usable: bool = True) -> None:
+        self.league, self.pooled, self.usable = league, pooled, usable
+        self.last = 0
+        self.deals: set[int] = set()
+        self.pairs: dict[tuple[int, str, str], list[int]] = {}
+        self.triples: dict[tuple[str, str, str], int] = {}
+        self.bots: dict[str, list[Any]] = {}
+
+    def add(self, rows: Iterable[tuple[Any, ...]]) -> None:
+        """Matches, as TAIL rows (each match's together)."""
+        for rowid, match in groupby(rows, key=itemgetter(0)):
+            seats = sorted(match, key=itemgetter(3))
+            deal = seats[0][1]
+            self.last = rowid
+            if deal is None:  # the ratings then group by match, which these tables cannot
+                self.usable = False
+            if not self.usable:
+                continue
+            if self.pooled:
+                key = deal_block(self.league, deal)
+            else:
+                key = deal
+                self.deals.add(deal)
+            self._add_match(key, seats)
+
+    def _add_match(self, key: int, seats: list[tuple[Any, ...]]) -> None:
+        """One match's comparisons (under ``key``), triples, games and think
+        times (of the seats timed, as ``think_times`` counts them), from its
+        TAIL rows in seat order. (Sums in place: this runs for every match.)"""
+        tallies = match_tallies([r[4] for r in seats], [r[5] for r in seats],
+                                [r[7] for r in seats], [r[6] for r in seats],
+                                [bool(r[8]) for r in seats])
+        effect = tallies.teams + 1
+        pairs, triples, bots = self.pairs, self.triples, self.bots
+        for first, second, win, loss in tallies.pairs:
+            pair = pairs.get((key, first, second))
+            if pair is None:
+                pairs[key, first, second] = [1, win, loss, effect]
+            else:
+                pair[0] += 1
+                pair[1] += win
+                pair[2] += loss
+                pair[3] += effect
+        for three in tallies.triples:
+            triples[three] = triples.get(three, 0) + 1
+        for bot, score, rank, faulted in tallies.units:
+            sums = bots.get(bot)
+            if sums is None:
+                bots[bot] = [1, score, rank, int(faulted), 0, 0.0, 0.0]
+            else:
+                sums[0] += 1
+                sums[1] += score
+                sums[2] += rank
+                sums[3] += faulted
+        for row in seats:
+            if row[9]:  # moves timed (none in a results file from before think times)
+                sums = bots[row[4]]
+                sums[4] += row[9]
+                sums[5] += row[10] or 0.0
+                sums[6] = max(sums[6], row[11] or 0.0)
+
+    def load(self, conn: sqlite3.Connection) -> None:
+        """Add the league's kept statistics (before any match)."""
+        league = [self.league]
+        if not self.pooled:
+            self.deals.update(deal for (deal,) in conn.execute(
+                "SELECT deal FROM rating_deals WHERE league = ?", league))
+        for key, first, second, *sums in conn.execute(
+                "SELECT key, first, second, count, wins, losses, effect FROM rating_pairs "
+                "WHERE league = ?", league):
+            self.pairs[key, first, second] = sums
+        for a, b, c, count in conn.execute(
+                "SELECT a, b, c, count FROM rating_triples WHERE league = ?", league):
+            self.triples[a, b, c] = count
+        for bot, *sums in conn.execute(
+                "SELECT bot, games, score, rank, faults, moves, think_ms, think_max_ms "
+                "FROM rating_bots WHERE league = ?", league):
+            self.bots[bot] = sums
+
+    def pool(self) -> None:
+        """Key the pairs by bootstrap block (past BOOTSTRAP_BLOCKS deal groups)."""
+        if not self.pooled:
+            pairs, self.pairs = self.pairs, {}
+            for (deal, first, second), sums in pairs.items():
+                _add(self.pairs, (deal_block(self.league, deal), first, second), sums)
+            self.pooled, self.deals = True, set()
+
+    def pair_rows(self) -> list[tuple[Any, ...]]:
+        return [(self.league, *key, *sums) for key, sums in self.pairs.items()]
+
+    def triple_rows(self) -> list[tuple[Any, ...]]:
+        return [(self.league, *three, count) for three, count in self.triples.items()]
+
+    def bot_rows(self) -> list[tuple[Any, ...]]:
+        return [(self.league, bot, *sums) for bot, sums in self.bots.items()]
+
+    def tallies(self) -> Tallies:
+        return Tallies(self.league,
+                       [(bot, int(s[0]), float(s[1]), int(s[2]), int(s[3]))
+                        for bot, s in sorted(self.bots.items())],
+                       [(key, first, second, s[0], s[1], s[2], s[3])
+                        for (key, first, second), s in sorted(self.pairs.items())],
+                       [(*three, count) for three, count in sorted(self.triples.items())],
+                       None if self.pooled else sorted(self.deals))
+
+
+def _add(sums: dict[Any, list[Any]], key: Any, values: Sequence[Any]) -> None:
+    """Add ``values`` to the sums under ``key``."""
+    total = sums.get(key)
+    if total is None:
+        sums[key] = list(values)
+        return
+    for i, value in enumerate(values):
+        total[i] += value

@@ -195,6 +195,139 @@ def test_text_on_stdout_is_named_as_such():
     assert "logs go to stderr" in outcome.detail
 
 
+
+# ---- the reader's cost: small caps and a depth check at C speed -------------------
+import re  # noqa: E402
+from pathlib import Path  # noqa: E402
+
+from harness import bench_reader, botproc  # noqa: E402
+from harness.botproc import _within_depth  # noqa: E402
+
+
+def nesting(value) -> int:
+    """The definition: each array or map is one level."""
+    if isinstance(value, dict):
+        return 1 + max(map(nesting, value.values()), default=0)
+    if isinstance(value, list):
+        return 1 + max(map(nesting, value), default=0)
+    return 0
+
+
+nested = st.recursive(
+    st.none() | st.integers() | st.text(max_size=3) | st.binary(max_size=2),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=3), inner, max_size=4),
+    max_leaves=40)
+
+
+@settings(max_examples=500, deadline=None)
+@given(nested, st.integers(0, 10))
+def test_the_depth_check_agrees_with_the_definition(value, depth):
+    assert _within_depth(value, depth) is (nesting(value) <= depth)
+
+
+@pytest.mark.parametrize("depth", [7, 8, 9])
+def test_one_deep_branch_among_many_flat_ones_is_found(depth):
+    deep: object = 0
+    for _ in range(depth - 4):
+        deep = [deep]
+    reply = {"type": "action", "index": 0, "x": [{}, [], [1, 2], {"a": [deep]}, []]}
+    assert nesting(reply) == depth
+    assert _within_depth(reply, botproc.MAX_DEPTH) is (depth <= botproc.MAX_DEPTH)
+
+
+SHAPES = bench_reader.shapes(botproc)
+
+
+@pytest.mark.parametrize("name,data", SHAPES, ids=[name for name, _ in SHAPES])
+def test_each_hostile_shape_is_read_or_refused_whole(name, data):
+    """The benchmark's shapes are what they say: as large as the caps allow,
+    accepted unless named refused, and refused only as a bad message."""
+    assert len(data) <= botproc.MAX_REPLY_BYTES
+    outcome = bench_reader.read_once(botproc, data)
+    if name.startswith("refused"):
+        assert outcome.startswith("refused: ")
+    else:
+        assert outcome == "ok"
+
+
+def test_checking_a_reply_runs_no_python_code_per_value():
+    """A reply's cost is linear at C speed: the checks make a bounded number
+    of Python calls whatever the reply holds (a walk per value made a 64 KiB
+    reply cost 13 ms). Counted, not timed: `python -m harness.bench_reader`
+    prints the figures."""
+    import sys
+
+    def python_calls(data: bytes) -> int:
+        calls = 0
+
+        def count(frame, event, arg):
+            nonlocal calls
+            calls += event == "call"
+
+        sys.setprofile(count)
+        try:
+            bench_reader.read_once(botproc, data)
+        finally:
+            sys.setprofile(None)
+        return calls
+
+    flat = python_calls(msgpack.packb({"type": "action", "index": 1}))
+    for name, data in SHAPES:
+        # a fault message costs a few dozen calls once; a walk would cost one a value
+        assert python_calls(data) <= flat + 100, name
+
+
+def test_the_largest_legitimate_reply_is_far_under_the_caps():
+    size, action, game = bench_reader.largest_game_reply(seeds=1)
+    assert size * 16 <= botproc.MAX_REPLY_BYTES, (game, action)
+    assert nesting(msgpack.unpackb(msgpack.packb(action))) + 1 <= botproc.MAX_DEPTH
+
+
+def test_the_protocol_states_the_reply_caps_in_force():
+    text = " ".join((Path(__file__).resolve().parent.parent / "PROTOCOL.md").read_text().split())
+    kib = {botproc.MAX_REPLY_BYTES, botproc.MAX_STRING_BYTES}
+    assert kib <= {n << 10 for n in range(1, 65)}, "the sentence below speaks in KiB"
+    stated = re.search(r"A reply is at most (\d+) KiB, with at most ([\d,]+) items in any array or "
+                       r"map, strings of at most (\d+) KiB, nesting at most (\d+) levels", text)
+    assert stated, "PROTOCOL.md no longer states the reply caps in its Framing section"
+    assert [int(group.replace(",", "")) for group in stated.groups()] == [
+        botproc.MAX_REPLY_BYTES >> 10, botproc.MAX_CONTAINER_ITEMS,
+        botproc.MAX_STRING_BYTES >> 10, botproc.MAX_DEPTH]
+
+
+tokens = st.sampled_from([b"\x91", b"\x9f", b"\x81\xa1k", b"\xdc\x00\x40", b"\xde\x00\x40",
+                          b"\x80", b"\x90", b"\x00", b"\xa1x", b"\xc1", b"\xd6\xff\x00\x00\x00\x00",
+                          b"\xda\x04\x00", b"\xcb\x7f\xf8\x00\x00\x00\x00\x00\x00"]) | st.binary(max_size=8)
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.lists(tokens, max_size=600).map(b"".join), max_size=6))
+def test_any_bytes_in_any_chunks_give_messages_or_a_bad_message(chunks):
+    """The reader itself, fed as a pipe delivers: nothing but BotBadMessage
+    ever comes out of it, whatever the bytes and however they are split."""
+    reader = ReplyReader()
+    try:
+        for chunk in chunks:
+            reader.feed(chunk)
+            complete = True
+            while complete:
+                complete, message = reader.next_message()
+                assert not complete or nesting(message) <= botproc.MAX_DEPTH
+    except BotBadMessage:
+        pass
+
+
+@pytest.mark.parametrize("data", [
+    b"\xd6\xff\x00\x00\x00\x00",                   # a timestamp: an extension type
+    b"\xc1",                                       # never used
+    b"\xdc\x00\x41" + b"\x00" * 65,                  # 65 items: one over the cap
+    b"\xda\x04\x01" + b"x" * 1025,                   # a string one byte over the cap
+    (b"\xdc\x00\x40" * 1400)[:4096],                 # claimed lengths past the decoder's stack
+])
+def test_cap_breaking_bytes_are_a_bad_message(data):
+    assert isinstance(choose_from_bytes(data), BotBadMessage)
+
+
 # ---- the pipe transport's own regressions ---------------------------------------------
 import select  # noqa: E402
 import sys  # noqa: E402

@@ -134,7 +134,7 @@ def test_database_problems_are_named(tmp_path):
 def test_run_then_the_read_commands(tmp_path):
     path = tmp_path / "cli.toml"
     path.write_text('name = "cli"\ngame = "limit"\nbots = ["random", "heuristic", "faulty_exit"]\n'
-                    "players = 3\ndeals = 2\n")
+                    "players = 3\ndeals = 2\nrotation = \"cyclic\"\n")
     db = str(tmp_path / "r.db")
     run = league("run", str(path), "--db", db, "--workers", "1", "--engine", "inline")
     assert "played 6 matches" in run.stderr
@@ -227,10 +227,10 @@ def test_a_broken_manifest_is_reported_and_hides_no_other_bot(tmp_path, monkeypa
     (tmp_path / "notoml.toml").write_text("name = \n")
     monkeypatch.setenv("LEAGUE_BOT_PATH", str(tmp_path))
     done = league("bots")
-    assert "broken.toml: field 'command'" in done.stderr and "notoml.toml" in done.stderr
+    assert "broken.toml (bot 'broken'): field 'command'" in done.stderr and "notoml.toml" in done.stderr
     assert "random" in done.stdout and "heuristic" in done.stdout
     play = league("play", "limit", "random", "random", "broken", code=EXIT_USAGE)
-    assert "unknown bot 'broken'" in play.stderr and "field 'command'" in play.stderr
+    assert "bot 'broken' cannot be used" in play.stderr and "field 'command'" in play.stderr
 
 
 def test_help_version_and_the_module_entry_point():

@@ -11,6 +11,7 @@ Run them alone with ``pytest -m slow tests/test_hostile_bots.py``.
 from __future__ import annotations
 
 import os
+import shutil
 import sqlite3
 import time
 from pathlib import Path
@@ -66,18 +67,21 @@ pytestmark = [
 
 
 def hostile_manifest(directory: Path, mode: str, env: dict[str, str] | None = None) -> str:
+    """A manifest beside its own copy of hostile.py: a bot's cwd and files
+    stay in the manifest's folder."""
     name = f"hostile_{mode}"
     table = "".join(f'{key} = "{value}"\n' for key, value in (env or {}).items())
+    shutil.copyfile(TEST_BOTS / "hostile.py", directory / "hostile.py")
     (directory / f"{name}.toml").write_text(
         f'name = "{name}"\ncommand = ["{{python}}", "hostile.py", "{mode}"]\n'
-        f'cwd = "{TEST_BOTS}"\nfiles = ["hostile.py"]\ngames = "*"\n[env]\n{table}')
+        f'files = ["hostile.py"]\ngames = "*"\n[env]\n{table}')
     return name
 
 
 def league_path(tmp_path: Path, name: str, bots: list[str], deals: int = 1) -> Path:
     path = tmp_path / f"{name}.toml"
     path.write_text(f'name = "{name}"\ngame = "target"\nbots = {bots!r}\nplayers = 3\n'
-                    f"deals = {deals}\n[limits]\n{LIMITS}".replace("'", '"'))
+                    f"deals = {deals}\nrotation = 'cyclic'\n[limits]\n{LIMITS}".replace("'", '"'))
     return path
 
 
@@ -183,7 +187,9 @@ def test_the_same_attack_works_without_the_sandbox(tmp_path, mode, monkeypatch):
     league, store, summary = play(tmp_path, f"u_{mode}", [name, *INNOCENTS], Sandbox("none"),
                                   deals=8)
     faults = seat_faults(tmp_path / "results.db", league.name)
-    assert summary.played == 24
+    # it crashes once its attack is done: broken after BROKEN_AFTER matches in
+    # a row, the rest left for a later run
+    assert summary.played + summary.unplayed == 24 and summary.played >= 3
     assert any("ATTACK SUCCEEDED" in stderr for _, _, stderr, _ in faults[name]), faults[name]
 
 
@@ -230,8 +236,13 @@ def test_hostile_bots_together_on_ray(tmp_path):
     league, store, summary = play(tmp_path, "h_ray", [*bots, "random"], Sandbox("bwrap"),
                                   engine="ray", in_flight=3)
     assert summary.errors == 0, summary.error_lines
-    assert summary.played == league.size()
-    assert_exactly_the_schedule(tmp_path / "results.db", league)
+    # a bot that faults in BROKEN_AFTER of its matches in a row is broken: the
+    # rest of its matches are left for a later run, every other one is stored
+    assert summary.played + summary.unplayed == league.size()
+    left = [m for m in league.schedule() if any(s in summary.broken for s in m.seats)]
+    with sqlite3.connect(tmp_path / "results.db") as conn:
+        stored = {r[0] for r in conn.execute("SELECT id FROM matches")}
+    assert {m.match_id for m in league.schedule()} - stored <= {m.match_id for m in left}
     faults = seat_faults(tmp_path / "results.db", league.name)
     assert all(kind is None for kind, *_ in faults["random"])
     assert {k for k, *_ in faults["hostile_crash"]} == {"crash"}

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import random
 import time
+from concurrent.futures import Future
 from pathlib import Path
 
 import pytest
@@ -104,6 +105,11 @@ class _ScriptedPool:
         client.state = BotState.READY
         return client
 
+    def begin(self, name: str, deal: object = None) -> Future[BotClient]:
+        future: Future[BotClient] = Future()
+        future.set_result(self.acquire(name))
+        return future
+
     def release(self, client: BotClient) -> None:
         pass
 
@@ -142,45 +148,3 @@ def test_stopping_early_ends_the_matches_still_in_play():
         assert not others, "bots of the unfinished matches are still running"
     finally:
         pool.close()
-
-
-def test_prestart_tops_up_the_idle_bots_and_tries_a_broken_one_once():
-    from collections import Counter
-
-    pool = _pool()
-    try:
-        pool.prestart(Counter({"random": 2, "heuristic": 1, "faulty_no_hello": 1}))
-        assert {n: len(c) for n, c in pool.idle.items() if c} == {"random": 2, "heuristic": 1}
-        before = dict(pool.starts)
-        pool.prestart(Counter({"random": 3, "faulty_no_hello": 2}))
-        assert pool.starts["random"] == before["random"] + 1  # the two idle ones reused
-        assert pool.starts["faulty_no_hello"] == before["faulty_no_hello"] == 1
-        assert len(pool.idle["random"]) == 3
-    finally:
-        pool.close()
-
-
-def test_a_worker_starts_its_bots_before_its_interleaved_matches_ask(monkeypatch):
-    """A start inside one match would hold up the others' replies: a worker
-    starts what its first matches in flight need before any of them asks."""
-    from harness import botproc
-    from harness.runner import BatchItem, MatchWorker, WorkerSetup
-    from harness.sandbox import Sandbox
-
-    events: list[str] = []
-    handshake, ask = botproc.BotClient.handshake, botproc.BotClient.ask
-    monkeypatch.setattr(botproc.BotClient, "handshake",
-                        lambda self, *a: (events.append("start"), handshake(self, *a))[1])
-    monkeypatch.setattr(botproc.BotClient, "ask",
-                        lambda self, *a: (events.append("ask"), ask(self, *a))[1])
-    specs = discover([BOTS_DIR])
-    setup = WorkerSetup("limit", specs, {n: s.bundle() for n, s in specs.items()}, LIMITS,
-                        Sandbox("none"), concurrency=3)
-    worker = MatchWorker(setup)
-    try:
-        lineups = [("random", "heuristic", "random"), ("heuristic",) * 3, ("random",) * 3]
-        reply = worker.play([BatchItem(f"w{i}", i, bots) for i, bots in enumerate(lineups)])
-    finally:
-        worker.close()
-    assert all(not any(r.faults) for r in reply.results) and len(reply.results) == 3
-    assert events.count("start") == 9 and "ask" not in events[:9], events[:12]

@@ -77,7 +77,10 @@ def test_combinations_when_enough_bots(tmp_path):
     text = GOOD.replace('["random", "heuristic"]', '["random", "heuristic", "heuristic_half", "faulty_exit"]')
     league = load_league(write(tmp_path, text), [Path(__file__).parent / "bots"])
     assert league.table_count() == 4  # C(4, 3)
-    assert league.size() == 4 * 4 * 3
+    assert league.size() == 4 * 4 * 6  # balanced: every order of 3 bots
+    cyclic = load_league(write(tmp_path, text.replace("seed = 5", 'seed = 5\nrotation = "cyclic"')),
+                         [Path(__file__).parent / "bots"])
+    assert cyclic.size() == 4 * 4 * 3
 
 
 def test_schedule_is_lazy_for_huge_leagues(tmp_path):
@@ -127,7 +130,7 @@ def test_a_gauntlet_schedules_only_tables_with_a_challenger(tmp_path):
     tables = list(league.tables())
     assert tables and all("heuristic_half" in t for t in tables)
     assert len(tables) == league.table_count() == 3  # C(3, 2) partners of the challenger
-    assert league.size() == 4 * 3 * 3
+    assert league.size() == 4 * 3 * 6  # deals x tables x balanced seatings
     assert all("heuristic_half@" in ",".join(m.seats) for m in league.schedule())
     bad = text.replace('challengers = ["heuristic_half"]', 'challengers = ["nobody"]')
     with pytest.raises(LeagueFileError, match="challengers"):
@@ -151,4 +154,4 @@ seed = 2
     for seats in league.seatings(table):
         pairings.add(frozenset(frozenset(seats[s] for s in team) for team in teams))
     assert len(pairings) == 3, "A+B/C+D, A+C/B+D and A+D/B+C"
-    assert len(league.seatings(table)) == 3 * 4  # each partnership in every rotation
+    assert len(league.seatings(table)) == 24  # balanced: every seating, so each partnership 8 times

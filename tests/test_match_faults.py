@@ -3,6 +3,7 @@ with the right kind, the match still finishes, and no process is left."""
 
 from __future__ import annotations
 
+import shutil
 import time
 from pathlib import Path
 
@@ -150,9 +151,10 @@ def test_the_start_message_tells_a_bot_its_seat_team_and_partner(tmp_path):
     from harness.sandbox import Sandbox
 
     record = tmp_path / "starts.txt"
+    shutil.copyfile(FAULTY_DIR / "faulty.py", tmp_path / "faulty.py")  # cwd stays beside it
     (tmp_path / "recorder.toml").write_text(
         f'name = "faulty_record_start"\ncommand = ["{{python}}", "faulty.py", "record_start"]\n'
-        f'cwd = "{FAULTY_DIR.resolve()}"\nfiles = ["faulty.py"]\n'
+        f'files = ["faulty.py"]\n'
         f'[env]\nRECORD_START_FILE = "{record}"\n')
     specs = discover([tmp_path])
     recording_pool = BotPool(specs, LIMITS, Sandbox("none"))
@@ -194,10 +196,8 @@ class _FakePool(BotPool):
         super().__init__({}, LIMITS, bundles={})
         self.transports = transports
 
-    def acquire(self, name: str) -> BotClient:
-        client = BotClient(self.transports[name], name, cpu_limit_s=None)
-        client.handshake(1.0)
-        return client
+    def _spawn(self, name: str) -> BotClient:
+        return BotClient(self.transports[name], name, cpu_limit_s=None)
 
 
 @pytest.mark.parametrize("breach_from", [2, "last"])

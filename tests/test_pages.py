@@ -50,7 +50,7 @@ def league_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
     folder = tmp_path_factory.mktemp("pages")
     path = folder / "pages.toml"
     path.write_text(f'name = "pages"\ngame = "target"\nbots = {json.dumps(BOTS)}\n'
-                    "players = 3\ndeals = 2\nseed = 11\n")
+                    "players = 3\ndeals = 2\nseed = 11\nrotation = \"cyclic\"\n")
     db = folder / "results.db"
     summary = run_league(load_league(str(path), [TEST_BOTS]), Store(db), workers=1,
                          engine="inline")

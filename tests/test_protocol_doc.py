@@ -59,3 +59,11 @@ def test_a_javascript_bot_plays_every_game_through_the_protocol():
         assert pool.starts["js_random"] == 1, "one node process played every game"
     finally:
         pool.close()
+
+
+def test_the_security_model_lists_the_syscall_filter_as_it_is():
+    from harness import seccomp
+
+    text = (Path(__file__).resolve().parent.parent / "PROTOCOL.md").read_text()
+    assert seccomp.describe().strip() in text, \
+        "PROTOCOL.md's filter list is stale: paste harness.seccomp.describe() into it"

@@ -4,6 +4,7 @@ secret deals, the isolation a sandboxed process really gets, and `doctor`."""
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
 
 import pytest
@@ -12,7 +13,7 @@ from typer.testing import CliRunner
 from harness.catalog import BotCache, ManifestError, load_manifest
 from harness.cli import app
 from harness.league import LeagueFileError, load_league
-from harness.sandbox import ResourceLimits, Sandbox, probe
+from harness.sandbox import ResourceLimits, Sandbox, SandboxUnavailable, probe
 from harness.store import Store
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -50,9 +51,8 @@ def test_a_link_out_of_the_bot_directory_is_refused(tmp_path):
     spec = load_manifest(manifest(bot, ""))
     with pytest.raises(ManifestError, match="outside the bot's directory"):
         spec.bundle()
-    spec = load_manifest(manifest(bot, 'files = ["../secret.txt"]\n', "c"))
-    with pytest.raises(ManifestError, match="outside"):
-        spec.bundle()
+    with pytest.raises(ManifestError, match="outside"):  # refused as the manifest loads
+        load_manifest(manifest(bot, 'files = ["../secret.txt"]\n', "c"))
 
 
 def test_manifest_comments_and_description_make_no_new_version(tmp_path):
@@ -162,6 +162,16 @@ except OSError:
     report["bot_writable"] = False
 open("/tmp/scratch", "w").write("mine")
 report["repo_visible"] = os.path.exists(sys.argv[2])
+report["uid_map"] = open("/proc/self/uid_map").read().split()
+report["python"] = [sys.executable, sys.prefix, sys.base_prefix, os.path.realpath(sys.executable)]
+report["dev"] = sorted(os.listdir("/dev"))
+for path in ("/dev/new", "/dev/shm/new"):
+    try:
+        open(path, "w").write("x")
+        report[path] = "written"
+    except OSError as exc:
+        report[path] = exc.strerror
+report["shm_in_tmp"] = os.path.exists("/tmp/new")
 try:
     socket.create_connection(("127.0.0.1", int(sys.argv[1])), timeout=0.5)
     report["loopback"] = True
@@ -199,7 +209,19 @@ def test_a_sandboxed_bot_sees_only_its_own_world(tmp_path):
     assert report["cwd"] == "/bot" and "bot.py" in report["bot_files"]
     assert report["bot_writable"] is False
     assert report["loopback"] is False, "the host's loopback must be out of reach"
-    assert set(report["env"]) <= {"PATH", "HOME", "TMPDIR", "LANG", "MINE", "PWD", "LC_CTYPE"}
+    assert set(report["env"]) <= {"PATH", "HOME", "TMPDIR", "LANG", "MINE", "PWD", "LC_CTYPE",
+                                  "LD_LIBRARY_PATH"}
+    host_paths = [str(ROOT), str(tmp_path), sys.prefix, sys.base_prefix, "/root"]
+    seen = json.dumps([report["env"], report["python"], report["cwd"]])
+    assert not [p for p in host_paths if p in seen], "a host path is visible to the bot"
+    inside_uid, outside_uid = int(report["uid_map"][0]), int(report["uid_map"][1])
+    assert inside_uid == report["uid"] and (outside_uid != 0 or os.geteuid() != 0), \
+        "outside its namespace the bot must not be the harness's root"
+    assert report["dev"] == ["fd", "full", "null", "random", "shm", "stderr", "stdin",
+                             "stdout", "urandom", "zero"]
+    assert report["/dev/new"] != "written", "/dev is read-only"
+    assert report["/dev/shm/new"] == "written" and report["shm_in_tmp"], \
+        "shared memory lives in the capped /tmp"
     assert report["env"]["MINE"] == "1"
     assert report["repo_visible"] is False, "the harness's source must be out of reach"
     assert not (tmp_path / "cache").joinpath("b-" + spec.bundle().version, "new.txt").exists()
@@ -246,7 +268,11 @@ def test_editing_an_engine_makes_a_new_heuristic_version(tmp_path):
     for folder in ("bots", "games"):
         shutil.copytree(root / folder, tmp_path / folder,
                         ignore=shutil.ignore_patterns("__pycache__", "search*"))
-    manifest = tmp_path / "bots" / "heuristic.toml"
+    # beside the copies, cwd "." (a manifest outside bots/ may not reach its parent)
+    manifest = tmp_path / "heuristic.toml"
+    text = (root / "bots" / "heuristic.toml").read_text()
+    assert 'cwd = ".."' in text
+    manifest.write_text(text.replace('cwd = ".."', 'cwd = "."'))
     before = load_manifest(manifest).bundle().version
     with open(tmp_path / "games" / "limit.py", "a") as engine:
         engine.write("\n# an engine change\n")
@@ -300,3 +326,27 @@ def test_a_new_slot_does_not_collide_with_a_killed_runs_slot():
     finally:
         if leftover.exists():
             leftover.rmdir()
+
+
+def test_weaker_limits_are_refused_unless_accepted():
+    if not probe().bwrap_works:
+        pytest.skip(f"SANDBOX UNAVAILABLE: {probe().bwrap_problem}")
+    # without control groups, memory shared through /dev/shm or MAP_SHARED escapes the limit
+    with pytest.raises(SandboxUnavailable, match="accept-weak-limits"):
+        Sandbox("bwrap", cgroups=False).check()
+    Sandbox("bwrap", cgroups=False, weak_limits_ok=True).check()
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="uids of their own need a harness running as root")
+def test_each_slot_claims_a_uid_of_its_own_and_gives_it_back():
+    from harness.sandbox import SLOT_UID_BASE, SlotUid
+
+    slots = [SlotUid() for _ in range(50)]
+    uids = {slot.uid for slot in slots}
+    assert len(uids) == 50 and min(uids) >= SLOT_UID_BASE
+    claims = {slot._claim for slot in slots}
+    assert all(claim.exists() for claim in claims)
+    for slot in slots:
+        slot.release()
+        slot.release()  # safe twice
+    assert not any(claim.exists() for claim in claims)

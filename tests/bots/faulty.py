@@ -2,6 +2,8 @@
 
     python faulty.py MODE     MODE: sleep | exit | garbage | out_of_range |
                                     spawn_and_sleep | no_hello | slow_start |
+                                    slow_start_then_crash (2 s before its hello, then
+                                    exits at its first decision) |
                                     record_start (a well-behaved bot that logs starts) |
                                     think (well-behaved, 20 ms per decision)
 """
@@ -20,6 +22,8 @@ unpacker = msgpack.Unpacker(raw=False, strict_map_key=False)
 decisions = 0
 if mode == "slow_start":
     time.sleep(30)
+elif mode == "slow_start_then_crash":
+    time.sleep(2)
 
 
 def send(message):
@@ -44,6 +48,10 @@ while True:
                 f.write(repr(message) + "\n")
         elif kind == "act":
             decisions += 1
+            if mode == "slow_start_then_crash":
+                print("faulty bot misbehaving: crash at the first decision", file=sys.stderr,
+                      flush=True)
+                sys.exit(3)
             if mode == "think":
                 time.sleep(0.02)
             if decisions < 2 or mode in ("record_start", "think"):  # play properly first
