@@ -27,13 +27,16 @@ files it held open (polled from ``/proc/self/fd``) and the bytes it wrote
 (``/proc/self/io``). ``--code DIR`` runs another tree's harness (e.g.
 ``git archive <commit> harness | tar -x -C DIR``) on the same database.
 ``--inserts N`` times N ``Store.save_match`` calls into a fresh database.
+
+``--calibration`` prints instead how the table's 95% intervals cover the
+truth in simulated leagues as deals are added (``harness.ratings_calibration``;
+its options follow, e.g. ``--calibration --replications 100``).
 """
 
 from __future__ import annotations
 
 import argparse
 import hashlib
-import importlib.util
 import json
 import os
 import resource
@@ -85,16 +88,9 @@ def _rss_kib(field: str) -> int:
 
 
 def _load_rate(baseline: str | None) -> Callable[[Iterable[dict[str, Any]]], Any]:
-    if not baseline:
-        from harness.ratings import rate
+    from harness.ratings_calibration import load_ratings
 
-        return rate
-    spec = importlib.util.spec_from_file_location("ratings_baseline", baseline)
-    assert spec is not None and spec.loader is not None, baseline
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["ratings_baseline"] = module
-    spec.loader.exec_module(module)
-    return module.rate
+    return load_ratings(baseline).rate
 
 
 def measure_one(matches: int, players: int, bots: int, with_deal: bool,
@@ -283,6 +279,12 @@ def bench_inserts(matches: int, players: int, bots: int) -> None:
 
 
 def main(argv: list[str] | None = None) -> None:
+    argv = sys.argv[1:] if argv is None else argv
+    if "--calibration" in argv:
+        from harness.ratings_calibration import main as calibration
+
+        calibration([a for a in argv if a != "--calibration"])
+        return
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", default="10000,100000,1000000")
     parser.add_argument("--players", type=int, default=4)

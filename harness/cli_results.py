@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import sys
+import textwrap
 from pathlib import Path
 from typing import Any, Optional
 
@@ -15,17 +16,27 @@ import typer
 from harness.cli import DbOption, _store, app, fail, print_stderr_tail
 from harness.safe_text import printable
 
-TABLE_HELP = """Elo ratings from one fit of all stored results of a league.
 
-The Elo difference d gives the odds of finishing ahead: 10^(d/400) to 1,
-ties aside (ties do not move ratings; 100 points = ahead 64% of the time),
-at any number of seats; a team is the sum of its members. Mean 1500. 95%
-intervals: the wider, on each side, of a bootstrap over deal groups and the
-fit's Laplace interval. Below the table: each bot against the next one down,
-the Elo difference with its interval and the likelihood of superiority (LOS);
---versus A --versus B for any two. By default each bot's latest version is
-shown; the fit uses every version's results. ms/move and max ms: the bot's
-mean and slowest decision, wall clock as the deadline counts it."""
+def _ahead(elo: float) -> str:
+    """How often a side ``elo`` above another finishes ahead of it when they
+    do not tie, as the ratings' model has it (harness.ratings)."""
+    return f"{100 / (1 + 10 ** (-elo / 400)):.0f}%"
+
+
+TABLE_HELP = "Elo ratings from one fit of all stored results of a league.\n\n" + textwrap.fill(
+    "The Elo difference d gives the odds of finishing ahead: 10^(d/400) to 1, ties aside (ties "
+    "do not move ratings), at any number of seats. In team games the Elo is per member and a "
+    f"team plays at the sum of its members' Elo. So with A 100 points above B: alone, A "
+    f"finishes ahead of B {_ahead(100)} of the time; with teams of copies, two copies of A "
+    f"ahead of two of B {_ahead(200)} (200 between the teams); with mixed partners, A and any "
+    f"partner ahead of B and the same partner {_ahead(100)}. Mean 1500. Intervals (95%) and LOS come from one t approximation of the fit, whose variance is "
+    "the model's after one deal and more and more the one measured between deal groups as "
+    "deals are added. Below the table: each bot against the next one down, the Elo difference "
+    "with its interval and the likelihood of superiority (LOS: the chance that the first is "
+    "the stronger; the interval is above 0 exactly when LOS is above 97.5%); --versus A "
+    "--versus B for any two. By default each bot's latest version is shown; the fit uses "
+    "every version's results. ms/move and max ms: the bot's mean and slowest decision, wall "
+    "clock as the deadline counts it.", 76)
 
 
 def _league_name(store: Any, league: str) -> str:
@@ -133,7 +144,8 @@ def _warn_twins(bots: list[str], chosen: tuple[str, ...]) -> None:
 def _print_differences(pairs: list[Any], labels: dict[str, str]) -> None:
     if not pairs:
         return
-    typer.echo("\nElo difference, 95% interval and likelihood of superiority:")
+    typer.echo("\nElo difference (per member in team games), 95% interval and likelihood of "
+               "superiority (LOS, the chance that the first is the stronger):")
     width = max(len(labels.get(d.first, d.first)) + len(labels.get(d.second, d.second))
                 for d in pairs) + 4
     for d in pairs:

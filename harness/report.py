@@ -510,7 +510,9 @@ def _result_sections(store: Store, league: str, counts: dict[tuple[str, str], in
     return [
         '<div class="card" id="ratings"><h2>Ratings</h2><p class="lead">Elo on the logistic '
         'scale around 1500 (dashed): 100 points apart, a bot finishes ahead of the other about '
-        '64% of the time when they do not tie. Bars: 95% intervals; dot: the estimate.</p>'
+        '64% of the time when they do not tie (in team games the Elo is per member: two copies '
+        'of a bot 100 points up finish ahead of two copies of the other 76% of the time). '
+        'Bars: 95% intervals; dot: the estimate.</p>'
         f'{rating_table(table, labels, colours, think)}</div>',
         '<div class="card" id="convergence"><h2>Convergence</h2><p class="lead">Each bot\'s '
         'rating refitted on the first k matches to finish, with its 95% interval: once the '
