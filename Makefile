@@ -26,10 +26,16 @@ run: $(STAMP)
 TEST_PROCESSES ?= 2
 XDIST := -n $(TEST_PROCESSES) --dist worksteal
 
+# Both groups always run, and the target fails at the end if either did: a
+# failure among the first must not hide what the serial ones would report.
 test: $(STAMP) lint
 	sh scripts/ensure-chromium
-	$(BIN)/python -m pytest -q $(XDIST) -m "not serial"
-	$(BIN)/python -m pytest -q -m serial
+	parallel=0; serial=0; \
+	$(BIN)/python -m pytest -q $(XDIST) -m "not serial" || parallel=$$?; \
+	$(BIN)/python -m pytest -q -m serial || serial=$$?; \
+	[ $$parallel -eq 0 ] || echo "make test: the parallel tests failed (exit $$parallel)"; \
+	[ $$serial -eq 0 ] || echo "make test: the serial tests failed (exit $$serial)"; \
+	[ $$parallel -eq 0 ] && [ $$serial -eq 0 ]
 
 # Static checks, part of `make test`: ruff on everything, mypy on the harness,
 # the games and the bots, tests aside (pyproject.toml says which).
@@ -52,7 +58,7 @@ bench-engines: $(STAMP)
 
 # The search bot in real leagues at the default limits, every game: faults and times.
 search-check: $(STAMP)
-	$(BIN)/python -m harness.search_check --deals 2
+	$(BIN)/python -m harness.bench.search_check --deals 2
 
 golden: $(STAMP)
 	$(BIN)/python -m games.playthrough --write --dir tests/golden

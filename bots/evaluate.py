@@ -1,6 +1,7 @@
 """In-process policy evaluation: play policies against each other without
-subprocesses, with every observation passed through msgpack exactly as a bot
-process would receive it. Used by tests and to report win rates.
+subprocesses (``bots.local_match``), with every observation passed through
+msgpack exactly as a bot process would receive it. Used by tests and to
+report a heuristic's win rate against random play (docs/GAME_AUTHORING.md).
 
     python -m bots.evaluate limit --players 4 --matches 200
 """
@@ -12,9 +13,8 @@ import random
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-import msgpack
-
 from bots.heuristics import Policy, load
+from bots.local_match import play_match
 from games import get_game
 
 
@@ -26,15 +26,7 @@ def play(slug: str, policies: Sequence[Policy], seed: int) -> list[int]:
     """One match, one policy per seat; returns standings (1 = best)."""
     game = get_game(slug).new(len(policies), seed)
     rngs = [random.Random(seed * 1000 + seat) for seat in range(len(policies))]
-    while not game.is_terminal() and game.decisions < game.INFO.max_decisions:
-        seat = game.current_player()
-        legal = game.legal_actions()
-        obs_wire, legal_wire = msgpack.unpackb(
-            msgpack.packb([game.observation(seat), legal]), strict_map_key=False
-        )
-        index = policies[seat](obs_wire, legal_wire, rngs[seat])
-        game.apply(legal[index])
-    return game.standings()
+    return play_match(game, policies, rngs).standings()
 
 
 @dataclass

@@ -4,11 +4,11 @@ every game (``bots/search/``).
 At each decision it samples full states consistent with its own observation
 (``games.determinize``), plays each candidate move out in every sampled world
 with the game's heuristic playing all seats, stops a playout at a round
-boundary and scores it (``bots/search/config.py``), and plays the move that
-beats its default move clearly, else the default move
-(``bots/search/core.py``): the heuristic's, or in all_aboard, tateyoko and
-tile_hunt a tuned variant of it that beats the heuristic on its own
-(``bots/search/tuned.py``).
+boundary and scores it, and plays the move that beats its default move
+clearly, else the default move (``bots.search.core``): the heuristic's, or
+in all_aboard, tateyoko, tile_hunt and target a tuned variant of it that
+beats the heuristic on its own. Each game's settings and parts live in
+``bots.search.games.<slug>``; docs/search.md has the measurements.
 
 Budget per decision, from the environment (the manifest's ``[env]``):
 
@@ -34,8 +34,7 @@ from dataclasses import replace
 
 from bots.heuristics import available, load
 from bots.sdk import Bot, run
-from bots.search.config import config_for
-from bots.search.core import Budget, Searcher
+from bots.search.core import Budget, Searcher, config_for
 
 # A playout started just before the deadline may run over it by this much.
 SAFETY_S = 0.005

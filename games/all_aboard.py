@@ -102,11 +102,15 @@ turns, oldest first: [seat, [cards laid, in order]], [] for a pass),
 ``previous_log`` (the previous round's ``log``, whole; [] in the first),
 ``scores`` (per seat, completed
 rounds), ``last_round`` (per seat, points of the previous round).
+
+From an observation (``from_observation``): the other hands, the deck and the
+(unseen) certificates are sampled.
 """
 
 from __future__ import annotations
 
 from games.base import Action, Game, GameInfo, Observation
+from games.sampling import fit, take, unseen
 from games.tennos import (
     SUITS,
     card_name,
@@ -125,16 +129,18 @@ ALL_CARDS: tuple[int, ...] = tuple(deck(jokers=True))
 
 
 # Per card id (jokers included): red, black, rank (0 for a joker), suit (-1).
-_RED = tuple(is_red(c) for c in ALL_CARDS)
-_BLACK = tuple(is_black(c) for c in ALL_CARDS)
-_RANK = tuple(rank_of(c) for c in ALL_CARDS)
-_SUIT = tuple(suit_of(c) for c in ALL_CARDS)
+# Public lookup tables: the heuristic's planners read them too
+# (``bots.search.games.all_aboard``).
+RED = tuple(is_red(c) for c in ALL_CARDS)
+BLACK = tuple(is_black(c) for c in ALL_CARDS)
+RANK = tuple(rank_of(c) for c in ALL_CARDS)
+SUIT = tuple(suit_of(c) for c in ALL_CARDS)
 
 
 def legal_plays(hand: list[int], field: int) -> list[int]:
     """Cards of ``hand`` that may be played now on ``field`` (sorted)."""
     joker = next((c for c in hand if c >= 78), None)
-    red, rank_of_, suit_of_ = _RED, _RANK, _SUIT
+    red, rank_of_, suit_of_ = RED, RANK, SUIT
     if red[field]:
         rank = rank_of_[field]
         out = [c for c in hand if c < 78 and (red[c] or rank_of_[c] == rank)]
@@ -145,7 +151,7 @@ def legal_plays(hand: list[int], field: int) -> list[int]:
         forced = [c for c in hand if red[c] and rank_of_[c] == rank]
         if forced:
             return forced
-        black = _BLACK
+        black = BLACK
         out = [c for c in hand if black[c] and (rank_of_[c] == rank or suit_of_[c] == suit)]
     if joker is not None:
         out.append(joker)
@@ -373,6 +379,33 @@ class AllAboard(Game):
         twin.previous_log = self.previous_log  # never changed once its round is over
         twin.certs = [list(c) for c in self.certs]
         return twin
+
+    @classmethod
+    def from_observation(cls, obs: Observation, seed: int, decisions: int = 0) -> AllAboard:
+        g, rng = cls._blank_from_observation(obs, seed, decisions)
+        n, me = g.num_players, obs["seat"]
+        g.rounds = obs["rounds"]
+        g.total = list(obs["scores"])
+        g.last_round_points = list(obs["last_round"])
+        g.round = obs["round"]
+        g.over = obs["current_player"] < 0
+        g.field = obs["field"]
+        g.played = list(obs["played"])
+        g.log, g.previous_log = ([(seat, tuple(cards)) for seat, cards in obs[key]]
+                                 for key in ("log", "previous_log"))
+        g.passes = obs["passes"]
+        g.turn_plays = obs["turn_plays"]
+        g.start_player = obs["start_player"]
+        g.to_act = obs["current_player"]
+        sizes, certs = obs["hand_sizes"], obs["certificates"]
+        pool = unseen(ALL_CARDS, list(obs["hand"]) + g.played, g.over)
+        rng.shuffle(pool)
+        hidden = sum(sizes[s] for s in range(n) if s != me) + sum(certs) + obs["deck_size"]
+        fit(pool, hidden, "all_aboard", g.over)
+        g.hands = [list(obs["hand"]) if s == me else sorted(take(pool, sizes[s])) for s in range(n)]
+        g.certs = [take(pool, certs[s]) for s in range(n)]
+        g.deck = pool[len(pool) - obs["deck_size"]:] if obs["deck_size"] else []
+        return g._seed_future(rng)
 
     def redeal(self, player: int, seed: int) -> AllAboard:
         state = self._fresh_copy_for_redeal(seed)

@@ -23,6 +23,9 @@ Conventions every engine follows
   player (other hands, deck order, future dice...) sampled afresh from
   ``seed``; the new state's ``rng`` is reseeded from ``seed`` too, so future
   chance is not leaked.
+* ``from_observation(obs, seed)`` (a classmethod) does the same from the
+  observation alone, as a bot receives it: a state whose ``observation`` of
+  that seat is ``obs``, hidden parts sampled from ``seed``.
 * The flow of the game (who acts next, how many decisions a turn takes, so
   the decision counter the harness sends to every bot) depends only on what
   every player may know. An engine never skips, adds or reorders a step
@@ -344,6 +347,56 @@ class Game(ABC):
         state = self.clone()
         state.rng = random.Random(seed)
         return state
+
+    # ---- from one seat's view (determinization) ---------------------------
+    @classmethod
+    def from_observation(cls, obs: Observation, seed: int, decisions: int = 0) -> Self:
+        """A full state that the seat ``obs["seat"]`` cannot tell from the real
+        one, built from its observation alone: what a search bot samples and
+        searches (``games.determinize.from_observation(slug, obs, seed)``).
+
+        ``obs`` is the observation as it arrives over the wire (msgpack:
+        tuples read back as lists). The returned state must satisfy:
+
+        * its ``observation(obs["seat"])`` equals ``obs`` on the wire;
+        * when that seat is to act, ``current_player()`` is that seat and
+          ``legal_actions()`` equal, on the wire, the legal list the harness
+          sent with ``obs``; it plays on legally to a proper end;
+        * everything hidden from the seat (other hands, draw piles, deck
+          order, face-down and set-aside cards, others' secret choices) is
+          sampled from ``seed`` alone, and the state's ``rng`` is seeded from
+          it too, so future chance is fresh;
+        * it reads the observation only: nothing hidden ever enters.
+          Inferences from the public record (a void shown by play) may be
+          kept; say which in the module docstring.
+
+        ``decisions`` is the state's decision counter (the harness sends it
+        with every ``act``); it only matters for the game's decision cap.
+        Build it as ``state, rng = cls._blank_from_observation(obs, seed,
+        decisions)``, set every field from ``obs``, sampling the hidden ones
+        with ``rng`` (``games.sampling`` helps), and ``return
+        state._seed_future(rng)``. The conformance kit checks it
+        (``games.testing.check_from_observation``).
+        """
+        raise NotImplementedError(f"{cls.INFO.slug}: from_observation is not implemented")
+
+    @classmethod
+    def _blank_from_observation(cls, obs: Observation, seed: int, decisions: int) -> tuple[Self, random.Random]:
+        """Helper for ``from_observation``: a state with only the contract's
+        fields set (player count from ``obs``, narration off), and the
+        generator to sample the hidden parts with, seeded from ``seed``."""
+        state = cls.__new__(cls)
+        state.num_players = obs["num_players"]
+        state.rng = random.Random(0)
+        state.decisions = decisions
+        state.events = None
+        return state, random.Random(seed)
+
+    def _seed_future(self, rng: random.Random) -> Self:
+        """Helper for ``from_observation``, its last step: the state's own
+        ``rng`` (future chance) seeded from the sampling generator."""
+        self.rng = random.Random(rng.getrandbits(64))
+        return self
 
     # ---- people ------------------------------------------------------------
     def describe_action(self, action: Action) -> str:

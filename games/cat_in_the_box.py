@@ -105,11 +105,17 @@ seat of the previous round, None before), ``last_dobon`` (seat that caused
 dobon in the previous round, or None), ``last_tricks`` (the previous round's
 tricks as in ``tricks``, whole, [] before the first; a trick voided by dobon
 comes last, with winner None).
+
+From an observation (``from_observation``): the other hands, the other face-
+down discards and (3 players) the set-aside cards are sampled from the 40
+cards less the own hand, the own discard and every card played this round; the
+sampled hands do not keep the voids shown in ``voids``.
 """
 
 from __future__ import annotations
 
 from games.base import Action, Game, GameInfo, Observation
+from games.sampling import fit, take, unseen
 
 COLOURS = ("red", "blue", "yellow", "green")
 COLOUR_INDEX = {c: i for i, c in enumerate(COLOURS)}
@@ -426,6 +432,48 @@ class CatInTheBox(Game):
         twin.last_tricks = self.last_tricks  # never changed once its round is over
         twin.tricks_won = list(self.tricks_won)
         return twin
+
+    @classmethod
+    def from_observation(cls, obs: Observation, seed: int, decisions: int = 0) -> CatInTheBox:
+        g, rng = cls._blank_from_observation(obs, seed, decisions)
+        n, me = g.num_players, obs["seat"]
+        g.rounds = obs["rounds"]
+        g.total = list(obs["scores"])
+        g.last_round = None if obs["last_round"] is None else list(obs["last_round"])
+        g.last_dobon = obs["last_dobon"]
+        g.round = obs["round"]
+        g.start_player = obs["start_player"]
+        g.bids = list(obs["bids"])
+        g.board = [[EMPTY if o is None else o for o in obs["board"][c]] for c in COLOURS]
+        g.voids = [[c in v for c in COLOURS] for v in obs["voids"]]
+        g.trick = [(s, r, COLOUR_INDEX[c]) for s, r, c in obs["trick"]]
+        g.history, g.last_tricks = ([
+            (t["leader"], [(s, r, COLOUR_INDEX[c]) for s, r, c in t["plays"]], t["winner"])
+            for t in obs[key]
+        ] for key in ("tricks", "last_tricks"))
+        g.tricks_won = list(obs["tricks_won"])
+        g.leader = obs["leader"]
+        g.phase = obs["phase"]
+        g.to_act = obs["current_player"]
+        played = [r for _, r, _ in g.trick] + [r for _, plays, _ in g.history for _, r, _ in plays]
+        own = list(obs["hand"]) + ([obs["my_discard"]] if obs["my_discard"] is not None else [])
+        deck = [r for r in RANKS for _ in range(COPIES)]
+        over = g.phase == "over"
+        pool = unseen(deck, own + played, over)
+        rng.shuffle(pool)
+        sizes = obs["hand_sizes"]
+        hidden = sum(sizes[s] + obs["discarded"][s] for s in range(n) if s != me) + obs["set_aside"]
+        fit(pool, hidden, "cat_in_the_box", over)
+        g.hands, g.discards = [], []
+        for s in range(n):
+            if s == me:
+                g.hands.append(list(obs["hand"]))
+                g.discards.append(obs["my_discard"])
+                continue
+            g.hands.append(sorted(take(pool, sizes[s])))
+            g.discards.append(take(pool, 1)[0] if obs["discarded"][s] else None)
+        g.set_aside = sorted(pool)
+        return g._seed_future(rng)
 
     def redeal(self, player: int, seed: int) -> CatInTheBox:
         state = self._fresh_copy_for_redeal(seed)

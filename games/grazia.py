@@ -82,11 +82,15 @@ in order]], [] for a pass), ``run_penalised`` (whether that play costs a penalty
 ``final_turns_left`` (turns still to come once triggered, else -1),
 ``turn`` (turns completed so far), ``first_turn_order`` (seats in the order
 of their first turn: 0, 1, ..., n-1).
+
+From an observation (``from_observation``): the other hands and every draw
+pile, the own included, are sampled.
 """
 
 from __future__ import annotations
 
 from games.base import Action, Game, GameInfo, Observation, reshuffle
+from games.sampling import fit, take
 from games.tennos import NUM_RANKS, card_name, cards_name, deck, rank_of, suit_of
 
 PASS = "pass"
@@ -173,7 +177,7 @@ class Grazia(Game):
     def _apply(self, action: Action) -> None:
         seat = self.to_act
         if action == PASS:
-            self._end_turn(seat, ())
+            self.end_turn(seat, ())
             return
         if action == STOP:
             self._finish_play(seat)
@@ -198,11 +202,15 @@ class Grazia(Game):
         played = tuple(self.run)
         self.run = []
         self.run_penalised = False
-        self._end_turn(seat, played)
+        self.end_turn(seat, played)
 
-    def _end_turn(self, seat: int, played: tuple[int, ...]) -> None:
-        """The turn's draw and the end's countdown (also called by the
-        search's whole-turn playout); ``played``: the turn's cards, () for a pass."""
+    def end_turn(self, seat: int, played: tuple[int, ...]) -> None:
+        """Ends ``seat``'s turn: logs ``played`` (the turn's cards, () for a
+        pass), draws from the seat's pile, counts the end down and passes the
+        turn on; it counts no decision. Public for fast playouts
+        (``bots.search.games.grazia``), which lay a whole turn's cards on the
+        fields themselves and end the turn here, as ``apply`` does after a
+        pass or a finished play."""
         n = self.num_players
         self.log.append((seat, played))
         passed = not played
@@ -268,6 +276,34 @@ class Grazia(Game):
         twin.run = list(self.run)
         twin.log = list(self.log)  # entries are tuples, never mutated
         return twin
+
+    @classmethod
+    def from_observation(cls, obs: Observation, seed: int, decisions: int = 0) -> Grazia:
+        g, rng = cls._blank_from_observation(obs, seed, decisions)
+        n, me = g.num_players, obs["seat"]
+        g.out_of_play = list(obs["out_of_play"])
+        g.field = [list(p) for p in obs["field"]]
+        # every card once: the unseen cards, ascending (as _minus gives them)
+        seen = set(obs["hand"]).union(g.out_of_play, *g.field)
+        pool = [c for c in range(78) if c not in seen]
+        rng.shuffle(pool)
+        sizes, piles = obs["hand_sizes"], obs["pile_sizes"]
+        fit(pool, sum(sizes[s] for s in range(n) if s != me) + sum(piles), "grazia",
+             obs["current_player"] < 0)
+        g.hands, g.piles = [], []
+        for s in range(n):
+            g.hands.append(list(obs["hand"]) if s == me else sorted(take(pool, sizes[s])))
+            g.piles.append(take(pool, piles[s]))
+        g.penalties = list(obs["penalties"])
+        g.to_act = obs["current_player"]
+        g.turn = obs["turn"]
+        g.run = list(obs["run"])
+        g.log = [(seat, tuple(cards)) for seat, cards in obs["log"]]
+        g.run_penalised = obs["run_penalised"]
+        g.end_triggered = obs["end_triggered"]
+        g.trigger_seat = obs["trigger_seat"]
+        g.final_turns_left = obs["final_turns_left"]
+        return g._seed_future(rng)
 
     def redeal(self, player: int, seed: int) -> Grazia:
         state = self._fresh_copy_for_redeal(seed)

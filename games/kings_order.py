@@ -87,11 +87,20 @@ seat, handed cards, end handed from ("left"/"right") or None]``),
 cards), ``round_points`` (per seat, this round as it stands), ``scores``
 (per seat, total as it stands), ``last_round`` (per seat, points of the
 previous round).
+
+From an observation (``from_observation``): the other hands and the set-aside
+cards are sampled, keeping the rank bounds shown by play
+(``kings_order_bounds``: a player who played their left end holds nothing
+lower, one who kept the right side of a card holds nothing below it, one who
+handed over their left-end block holds nothing that low...).
 """
 
 from __future__ import annotations
 
+from typing import Any
+
 from games.base import Action, Game, GameInfo, Observation, reshuffle
+from games.sampling import Slot, deal_constrained, fit, unseen
 from games.tennos import card_name, cards_name, deck, rank_name, rank_of, suit_of
 
 HAND_SIZE = 13
@@ -361,6 +370,58 @@ class KingsOrder(Game):
             twin.pending = dict(self.pending)
         return twin
 
+    @classmethod
+    def from_observation(cls, obs: Observation, seed: int, decisions: int = 0) -> KingsOrder:
+        g, rng = cls._blank_from_observation(obs, seed, decisions)
+        n, me = g.num_players, obs["seat"]
+        g.rounds = obs["rounds"]
+        g.round = obs["round"]
+        g.over = obs["phase"] == "over"
+        g.round_pts = list(obs["round_points"])
+        g.total = list(obs["scores"]) if g.over else [s - p for s, p in zip(obs["scores"], g.round_pts)]
+        g.last_round_points = list(obs["last_round"])
+        g.score_cards = [list(c) for c in obs["score_cards"]]
+        g.discard_pile = list(obs["discard_pile"])
+        g.log, g.previous_log = ([
+            (s, c, left, right, side, tuple(disc), named, tuple(handed), end)
+            for s, c, left, right, side, disc, named, handed, end in obs[key]
+        ] for key in ("log", "previous_log"))
+        g.phase = obs["phase"]
+        g.start_player = obs["start_player"]
+        g.to_act = obs["current_player"]
+        pending = obs["pending"]
+        if pending is None:
+            g.pending = None
+        else:
+            side = pending["discard"]
+            k = pending["left"] if side == "left" else pending["right"] if side == "right" else 0
+            g.pending = {
+                "seat": pending["seat"], "card": pending["card"], "left": pending["left"],
+                "right": pending["right"], "discard": side,
+                "discarded": g.discard_pile[len(g.discard_pile) - k:] if k else [],
+            }
+        sizes = obs["hand_sizes"]
+        known = list(obs["hand"]) + g.discard_pile + [c for cards in g.score_cards for c in cards]
+        pool = unseen(ALL_CARDS, known, g.over)
+        lo, hi = kings_order_bounds(obs)
+        slots: list[Slot] = []
+        for s in range(n):
+            if s == me:
+                continue
+            if lo[s] > 1 or hi[s] < 13:
+                # a def, not a lambda: mypy cannot infer a lambda with default arguments
+                def in_bounds(c: int, a: int = lo[s], b: int = hi[s]) -> bool:
+                    return a <= rank_of(c) <= b
+                slots.append((s, sizes[s], in_bounds))
+            else:
+                slots.append((s, sizes[s], None))
+        slots.append(("aside", obs["set_aside"], None))
+        fit(pool, sum(size for _, size, _ in slots), "kings_order", g.over)
+        dealt = deal_constrained(pool, slots, rng)
+        g.hands = [list(obs["hand"]) if s == me else sort_hand(dealt[s]) for s in range(n)]
+        g.set_aside = dealt["aside"]
+        return g._seed_future(rng)
+
     def redeal(self, player: int, seed: int) -> KingsOrder:
         state = self._fresh_copy_for_redeal(seed)
         if state.over:
@@ -397,3 +458,48 @@ class KingsOrder(Game):
             return f"{who} discards the right side: {cards_name(hand[cut:]) or 'nothing'}"
         rank = rank_name(rank_of(pending["card"]))
         return f"{who} names P{action[1]}: any {rank} at an end?"
+
+
+# ---- inferences from the public record (from_observation, search bots) --------
+def narrow_rank_bounds(lo: list[int], hi: list[int], entry: Any, rank: int) -> None:
+    """One log entry (``rank`` is its card's) narrows the lowest and highest
+    rank each hand can still hold (hands are sorted by rank)."""
+    seat, _card, left, right, side, _discarded, named, _handed, end = entry
+    if side == "left" or (side is None and left == 0 and right > 0):
+        lo[seat] = max(lo[seat], rank)
+    elif side == "right" or (side is None and right == 0 and left > 0):
+        hi[seat] = min(hi[seat], rank)
+    if end == "left":
+        lo[named] = max(lo[named], rank + 1)
+    elif end == "right":
+        hi[named] = min(hi[named], rank - 1)
+    else:
+        # nothing handed: neither end has this rank; where the hand's lowest
+        # (highest) possible rank is it, it holds none of it at all
+        if lo[named] == rank:
+            lo[named] = rank + 1
+        if hi[named] == rank:
+            hi[named] = rank - 1
+
+
+def kings_order_log_bounds(num_players: int, log: Any) -> tuple[list[int], list[int]]:
+    """Per seat, the rank bounds that this round's public record implies."""
+    lo, hi = [1] * num_players, [13] * num_players
+    for entry in log:
+        narrow_rank_bounds(lo, hi, entry, rank_of(entry[1]))
+    return lo, hi
+
+
+def kings_order_bounds(obs: Observation) -> tuple[list[int], list[int]]:
+    """Per seat, the lowest and highest rank their hand can still hold, from
+    the public record of this round and the card being played now."""
+    lo, hi = kings_order_log_bounds(obs["num_players"], obs["log"])
+    pending = obs["pending"]
+    if pending is not None:
+        seat, r = pending["seat"], rank_of(pending["card"])
+        left, right, side = pending["left"], pending["right"], pending["discard"]
+        if side == "left" or (left == 0 and right > 0):
+            lo[seat] = max(lo[seat], r)
+        elif side == "right" or (right == 0 and left > 0):
+            hi[seat] = min(hi[seat], r)
+    return lo, hi

@@ -63,6 +63,9 @@ still in the deck), ``last_round`` (per-seat points of the previous round),
 [limit card, basket, per-seat points], each as ``limit``, ``basket`` and
 ``last_round``: the previous round, whole, and the empty round after it when
 that one ended at once; [] before the first).
+
+From an observation (``from_observation``): the limit deck's order is sampled
+(nothing else is hidden).
 """
 
 from __future__ import annotations
@@ -278,6 +281,27 @@ class Limit(Game):
         twin.blocked = [set(b) for b in self.blocked]
         twin.basket = list(self.basket)
         return twin
+
+    @classmethod
+    def from_observation(cls, obs: Observation, seed: int, decisions: int = 0) -> Limit:
+        g, rng = cls._blank_from_observation(obs, seed, decisions)
+        g.rounds = obs["rounds"]
+        unrevealed = set(obs["unrevealed_limits"])
+        g.limit_deck = [card for card in LIMIT_CARDS if card[0] in unrevealed]
+        rng.shuffle(g.limit_deck)
+        g.total = list(obs["scores"])
+        g.hands = [set(h) for h in obs["hands"]]
+        g.blocked = [set(b) for b in obs["blocked"]]
+        g.round = obs["round"]
+        g.limit_card = tuple(obs["limit"])
+        g.basket = [(s, v) for s, v in obs["basket"]]
+        g.last_rounds = tuple(
+            (tuple(card), tuple((s, v) for s, v in basket), tuple(points))
+            for card, basket, points in obs["last_rounds"])
+        g.passes = obs["passes"]
+        g.start_player = obs["start_player"]
+        g.to_act = obs["current_player"]
+        return g._seed_future(rng)
 
     def redeal(self, player: int, seed: int) -> Limit:
         state = self._fresh_copy_for_redeal(seed)

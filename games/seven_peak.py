@@ -124,11 +124,15 @@ the highest value rank x can be used as), ``vp`` (area VP per seat),
 ``scores`` (per seat, total as it stands), ``ending`` (a hand has emptied: the
 round in progress is the last), ``set_aside`` (number of unseen cards),
 ``round`` (0-based round number).
+
+From an observation (``from_observation``): the other hands (less the cards
+publicly known to be in them) and the set-aside cards are sampled.
 """
 
 from __future__ import annotations
 
 from games.base import Action, Game, GameInfo, Observation, reshuffle
+from games.sampling import fit, take, unseen
 
 SUIT_NAMES = ("spade", "diamond", "club", "heart", "joker")
 SUIT_SYMBOLS = ("♠", "♦", "♣", "♥", "joker")
@@ -278,8 +282,10 @@ class SevenPeak(Game):
     def counts(self) -> list[int]:
         return [len(p) for p in self.area]
 
-    def _free_hand(self) -> list[int]:
-        """The actor's hand without the cards already chosen for a set."""
+    def free_hand(self) -> list[int]:
+        """The actor's hand without the cards already chosen for a set (a
+        new list). Public: the search's rollout policy reads it
+        (``bots.search.games.seven_peak``)."""
         hand = list(self.hands[self.to_act])
         for c in self.pending_cards:
             hand.remove(c)
@@ -360,7 +366,7 @@ class SevenPeak(Game):
         n = self.pending_value
         return [
             ("card", c)
-            for c in sorted(set(self._free_hand()))
+            for c in sorted(set(self.free_hand()))
             if usable_as(c, n, counts)
         ]
 
@@ -419,7 +425,7 @@ class SevenPeak(Game):
         if not own and step in ("value", "cards"):
             step = "turn"
         if own and self.step in ("value", "cards"):
-            hand = self._free_hand()
+            hand = self.free_hand()
             selecting = {
                 "value": self.pending_value if self.step == "cards" else None,
                 "cards": sorted(self.pending_cards),
@@ -472,6 +478,49 @@ class SevenPeak(Game):
         twin.pending_cards = list(self.pending_cards)
         twin.log = list(self.log)  # entries are tuples, never mutated
         return twin
+
+    @classmethod
+    def from_observation(cls, obs: Observation, seed: int, decisions: int = 0) -> SevenPeak:
+        g, rng = cls._blank_from_observation(obs, seed, decisions)
+        n, me = g.num_players, obs["seat"]
+        g.area = [list(p) for p in obs["area"]]
+        g.known = [list(k) for k in obs["known"]]
+        g.sets = [[(size, tuple(cards)) for size, cards in s] for s in obs["sets"]]
+        g.last_set = list(obs["last_set"])
+        g.vp = list(obs["vp"])
+        g.scored = [list(c) for c in obs["scored"]]
+        g.log = [(s, "set", tuple(rest[0])) if kind == "set" else (s, kind, *rest)
+                 for s, kind, *rest in obs["log"]]
+        g.start_player = obs["start_player"]
+        g.to_act = obs["current_player"]
+        g.round = obs["round"]
+        g.ending = obs["ending"]
+        selecting = obs["selecting"]
+        own = list(obs["hand"])
+        g.step = obs["step"] if obs["step"] != "over" else "turn"
+        g.pending_value = 0
+        g.pending_cards = []
+        if selecting is not None:
+            own = sorted(own + list(selecting["cards"]))
+            g.step = "value" if selecting["value"] is None else "cards"
+            g.pending_value = selecting["value"] or 0
+            g.pending_cards = list(selecting["cards"])
+        over = obs["current_player"] < 0
+        known = (
+            own
+            + [c for p in g.area for c in p]
+            + [c for s in g.sets for _, cards in s for c in cards]
+            + [c for cards in g.scored for c in cards]
+            + [c for s in range(n) if s != me for c in g.known[s]]
+        )
+        pool = unseen(DECK, known, over)
+        rng.shuffle(pool)
+        sizes = obs["hand_sizes"]
+        hidden = [sizes[s] - len(g.known[s]) if s != me else 0 for s in range(n)]
+        fit(pool, sum(hidden) + obs["set_aside"], "seven_peak", over)
+        g.hands = [own if s == me else sorted(g.known[s] + take(pool, hidden[s])) for s in range(n)]
+        g.set_aside = sorted(pool)
+        return g._seed_future(rng)
 
     def redeal(self, player: int, seed: int) -> SevenPeak:
         """Reshuffle the unknown cards of other hands and the set-aside cards.

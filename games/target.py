@@ -89,11 +89,16 @@ deck was rebuilt), ``last_round`` (the previous round as
 {"target", "plays", "winner", "discarded"}, or None; ``discarded`` is the
 per-seat count of face-down discards after that round, None while they are
 being made).
+
+From an observation (``from_observation``): the other hands, the deck and the
+others' face-down discards are sampled (older face-down discards, whose owners
+only their own views show, are credited to the other seats in turn).
 """
 
 from __future__ import annotations
 
 from games.base import Action, Game, GameInfo, Observation, reshuffle
+from games.sampling import fit, take
 from games.tennos import card_name, cards_name, deck, rank_of, suit_of
 
 STOP = "stop"
@@ -189,7 +194,12 @@ class Target(Game):
         if self.events is not None:
             self.narrate(f"round {self.round + 1}: seat {self.sp} reveals {cards_name(self.revealed)}")
 
-    def _judge(self) -> None:
+    def judge_round(self) -> None:
+        """Every seat has played: the round's winner takes the target, the
+        plays go face up to the discard pile, and the match ends or the
+        discard steps begin. Public for fast playouts
+        (``bots.search.games.target``), which play the cards on the fields
+        themselves; it counts no decision."""
         winner = round_winner(self.target, self.plays)
         self.targets[winner].append(self.target)
         self.targets[winner].sort()
@@ -216,7 +226,10 @@ class Target(Game):
         self.phase = "discard"
         self.to_act = self.sp
 
-    def _refill_and_next(self, seat: int) -> None:
+    def end_discards(self, seat: int) -> None:
+        """``seat``'s discard step is over: its hand is refilled, and the next
+        seat discards or, after the last, the next round starts. Public for
+        fast playouts (``bots.search.games.target``); it counts no decision."""
         hand = self.hands[seat]
         while len(hand) < HAND_SIZE:
             c = self._take()
@@ -226,7 +239,7 @@ class Target(Game):
         hand.sort()
         nxt = (seat + 1) % self.num_players
         if nxt == self.sp:
-            assert self.last_round is not None  # set by _judge
+            assert self.last_round is not None  # set by judge_round
             self.last_round = {**self.last_round, "discarded": list(self.discarded)}
             self.sp = self.winner
             self._start_round()
@@ -266,19 +279,19 @@ class Target(Game):
             self.plays.append((seat, action))
             nxt = (seat + 1) % self.num_players
             if nxt == self.sp:
-                self._judge()
+                self.judge_round()
             else:
                 self.to_act = nxt
             return
         # discard phase
         if action == STOP:
-            self._refill_and_next(seat)
+            self.end_discards(seat)
             return
         self.hands[seat].remove(action)
         self.discard.append((action, seat))
         self.discarded[seat] += 1
         if self.discarded[seat] >= MAX_DISCARD or not self.hands[seat]:
-            self._refill_and_next(seat)
+            self.end_discards(seat)
 
     def observation(self, player: int) -> Observation:
         return {
@@ -329,6 +342,59 @@ class Target(Game):
         twin.plays = list(self.plays)
         twin.discarded = list(self.discarded)
         return twin  # last_round is never mutated in place, sharing it is safe
+
+    @classmethod
+    def from_observation(cls, obs: Observation, seed: int, decisions: int = 0) -> Target:
+        g, rng = cls._blank_from_observation(obs, seed, decisions)
+        n, me = g.num_players, obs["seat"]
+        face_up = list(obs["discard_face_up"])
+        mine = list(obs["my_face_down"])
+        known = set(obs["hand"]) | set(face_up) | set(mine) | set(obs["revealed"])
+        for t in obs["targets"]:
+            known.update(t)
+        if obs["phase"] == "play":
+            # judged plays go to the discard pile, and may be in the deck since
+            known.update(c for _, c in obs["plays"])
+            known.add(obs["target"])
+        pool = [c for c in deck() if c not in known]
+        rng.shuffle(pool)
+        unknown_discards = obs["discard_size"] - len(face_up) - len(mine)
+        sizes = obs["hand_sizes"]
+        hidden = sum(sizes[s] for s in range(n) if s != me) + obs["deck_size"] + unknown_discards
+        fit(pool, hidden, "target", obs["current_player"] < 0)
+        g.hands = [list(obs["hand"]) if s == me else sorted(take(pool, sizes[s])) for s in range(n)]
+        g.deck = take(pool, obs["deck_size"])
+        # face-down discards of others: this round's counts are public, older
+        # ones are credited to some other seat (only their owner's view shows them)
+        owners: list[int] = []
+        for s in range(n):
+            if s != me:
+                owners.extend([s] * obs["discarded"][s])
+        others = [s for s in range(n) if s != me] or [me]
+        while len(owners) < unknown_discards:
+            owners.append(others[len(owners) % len(others)])
+        g.discard = (
+            [(c, FACE_UP) for c in face_up]
+            + [(c, me) for c in mine]
+            + [(c, owner) for c, owner in zip(pool, owners[:unknown_discards])]
+        )
+        g.targets = [list(t) for t in obs["targets"]]
+        g.sp = obs["start_player"]
+        g.round = obs["round"]
+        g.refills = obs["refills"]
+        last = obs["last_round"]
+        g.last_round = None if last is None else {
+            "target": last["target"], "plays": [list(p) for p in last["plays"]], "winner": last["winner"],
+            "discarded": last["discarded"] and list(last["discarded"]),
+        }
+        g.winner = -1 if last is None else last["winner"]
+        g.phase = obs["phase"]
+        g.revealed = list(obs["revealed"])
+        g.target = obs["target"]
+        g.plays = [(s, c) for s, c in obs["plays"]]
+        g.discarded = list(obs["discarded"])
+        g.to_act = obs["current_player"]
+        return g._seed_future(rng)
 
     def redeal(self, player: int, seed: int) -> Target:
         state = self._fresh_copy_for_redeal(seed)

@@ -90,6 +90,9 @@ order placed]], [] for a pass; where each card lies is in ``grid``),
 Implementation note: the open cells and the grid view are cached, keyed on
 the identity and size of ``self.grid``; tests building positions assign a
 new dict to ``grid`` (the grid only grows in play, so this is safe).
+
+From an observation (``from_observation``): the other hands and the deck are
+sampled.
 """
 
 from __future__ import annotations
@@ -97,6 +100,7 @@ from __future__ import annotations
 from typing import cast
 
 from games.base import Action, Game, GameInfo, Observation, reshuffle
+from games.sampling import fit, minus, take
 from games.tennos import NUM_RANKS, card_name, deck
 
 PASS = "pass"
@@ -169,7 +173,10 @@ def frontier(grid: dict[tuple[int, int], int]) -> list[tuple[int, int]]:
     return sorted(cells)
 
 
-_CELL_OPTIONS: dict[tuple, tuple[int, ...]] = {}
+# cell_options by the cell's four neighbours (up, down, right, left; None for
+# an empty cell), filled as they are asked for. Public: a fast playout looks a
+# neighbourhood up here first (``bots.search.games.tateyoko.whole_game``).
+CELL_OPTIONS: dict[tuple, tuple[int, ...]] = {}
 
 
 def cell_options(grid: dict[tuple[int, int], int], x: int, y: int) -> tuple[int, ...]:
@@ -178,10 +185,10 @@ def cell_options(grid: dict[tuple[int, int], int], x: int, y: int) -> tuple[int,
         return ()
     get = grid.get
     key = (get((x, y + 1)), get((x, y - 1)), get((x + 1, y)), get((x - 1, y)))
-    found = _CELL_OPTIONS.get(key)
+    found = CELL_OPTIONS.get(key)
     if found is None:
         # a pure function of the four neighbours: computed once per neighbourhood
-        found = _CELL_OPTIONS[key] = _options_between(*key)
+        found = CELL_OPTIONS[key] = _options_between(*key)
     return found
 
 
@@ -313,7 +320,11 @@ class Tateyoko(Game):
                 f"{card_name(first)} starts the grid, seat {self.start_player} starts"
             )
 
-    def _end_game(self) -> None:
+    def end_game(self) -> None:
+        """The current game is over: every hand's penalty is added to the
+        totals, then the next game is dealt or the match ends. Public for
+        fast playouts (``bots.search.games.tateyoko.whole_game``); it counts no
+        decision."""
         points = [penalty(h) for h in self.hands]
         for seat, p in enumerate(points):
             self.total[seat] += p
@@ -331,9 +342,13 @@ class Tateyoko(Game):
         self.turn = []
         self.to_act = (self.to_act + 1) % self.num_players
 
-    def _open(self) -> dict[tuple[int, int], tuple[int, ...]]:
-        """Cached open_cells(self.grid), rebuilt if the grid was replaced, with
-        its index by card (``_by_card``: card -> the open cells it fits)."""
+    def open_table(self) -> dict[tuple[int, int], tuple[int, ...]]:
+        """Cached open_cells(self.grid), rebuilt if the grid was replaced or
+        has grown, with its index by card (``_by_card``: card -> the open
+        cells it fits). Public for fast playouts
+        (``bots.search.games.tateyoko.whole_game``): one may edit the table in
+        place while it lays cards on the grid; the grown grid marks the cache
+        stale, and the engine rebuilds both on next use."""
         if self._open_grid is not self.grid or self._open_len != len(self.grid):
             self._open_table = open_cells(self.grid)
             by_card: dict[int, tuple[tuple[int, int], ...]] = {}
@@ -361,7 +376,7 @@ class Tateyoko(Game):
         return self._view
 
     def _place(self, c: int, x: int, y: int) -> None:
-        table = self._open()
+        table = self.open_table()
         by_card = self._by_card
         self.grid[(x, y)] = c
         self._unindex((x, y), table.pop((x, y), ()))
@@ -393,14 +408,14 @@ class Tateyoko(Game):
         """Whether a card not yet on the grid fits a next cell of the line.
         Judged from public information only, never from the hand: that would
         tell the others whether the player holds such a card."""
-        table = self._open()
+        table = self.open_table()
         on_grid = set(self.grid.values())
         return any(
             c not in on_grid for cell in next_cells(self.turn) for c in table.get(cell, ())
         )
 
     def _continuations(self) -> list[tuple[int, int, int]]:
-        table = self._open()
+        table = self.open_table()
         held = set(self.hands[self.to_act])
         found = [
             (c, x, y)
@@ -422,7 +437,7 @@ class Tateyoko(Game):
         if self.to_act < 0:
             return []
         if not self.turn:
-            self._open()
+            self.open_table()
             by_card = self._by_card
             found = [
                 (c, x, y)
@@ -441,7 +456,7 @@ class Tateyoko(Game):
             if self.deck:
                 self.hands[seat].append(self.deck.pop())
             if self.passes >= self.num_players:
-                self._end_game()
+                self.end_game()
             else:
                 self._end_turn()
             return
@@ -456,7 +471,7 @@ class Tateyoko(Game):
         self.passes = 0
         if not self.hands[seat]:
             self._log_turn(seat)
-            self._end_game()
+            self.end_game()
         elif not self._line_can_go_on():
             self._log_turn(seat)
             self._end_turn()
@@ -517,6 +532,37 @@ class Tateyoko(Game):
         twin.log = list(self.log)  # entries are tuples, never mutated
         twin.previous_log = self.previous_log  # never changed once its game is over
         return twin
+
+    @classmethod
+    def from_observation(cls, obs: Observation, seed: int, decisions: int = 0) -> Tateyoko:
+        g, rng = cls._blank_from_observation(obs, seed, decisions)
+        n, me = g.num_players, obs["seat"]
+        g.games = obs["games"]
+        g.game_index = obs["game"]
+        g.total = list(obs["scores"])
+        g.last_game_points = list(obs["last_game"])
+        g.to_act = obs["current_player"]
+        g.start_player = obs["start_player"]
+        g.grid = {(x, y): c for x, y, c in obs["grid"]}
+        g._open_grid = None
+        g._open_len = 0
+        g._view_grid = None
+        g._view_len = 0
+        g._view = ()
+        g._open_table = {}
+        g._by_card = {}
+        g.turn = [(x, y) for x, y, _ in obs["turn"]]
+        g.log, g.previous_log = ([(seat, tuple(cards)) for seat, cards in obs[key]]
+                                 for key in ("log", "previous_log"))
+        g.passes = obs["passes"]
+        sizes = obs["hand_sizes"]
+        pool = minus(deck(), obs["hand"], list(g.grid.values()))
+        rng.shuffle(pool)
+        fit(pool, sum(sizes[s] for s in range(n) if s != me) + obs["deck_size"], "tateyoko",
+             g.to_act < 0)
+        g.hands = [list(obs["hand"]) if s == me else take(pool, sizes[s]) for s in range(n)]
+        g.deck = pool[len(pool) - obs["deck_size"]:] if obs["deck_size"] else []
+        return g._seed_future(rng)
 
     def redeal(self, player: int, seed: int) -> Tateyoko:
         state = self._fresh_copy_for_redeal(seed)

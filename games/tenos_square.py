@@ -125,6 +125,10 @@ first), ``deck_size``,
 individual cumulative scores), ``last_deal_points`` (per seat points of the
 last finished deal, or None), ``went_out`` (seat that went out in each
 finished deal).
+
+From an observation (``from_observation``): the deck, every face-down row
+card, the other hands and, before the centre is turned up, the others' secret
+centre cards are sampled.
 """
 
 from __future__ import annotations
@@ -132,6 +136,7 @@ from __future__ import annotations
 from typing import cast
 
 from games.base import Action, Game, GameInfo, Observation, reshuffle
+from games.sampling import fit, take, unseen
 from games.tennos import RANK_OF, card_name, cards_name, deck
 
 CENTRE = "centre"
@@ -315,7 +320,7 @@ class TenosSquare(Game):
 
     def _end_deal(self, out: int) -> None:
         n = self.num_players
-        points = [row_score(self._visible_row(s)) for s in range(n)]
+        points = [row_score(self.visible_row(s)) for s in range(n)]
         points[out] += 5 * n
         for seat in range(n):
             self.totals[seat] += points[seat]
@@ -332,7 +337,10 @@ class TenosSquare(Game):
             self.to_act = -1
             self.narrate(f"game over: scores {self.scores()}, standings {self.standings()}")
 
-    def _visible_row(self, seat: int) -> list[int | None]:
+    def visible_row(self, seat: int) -> list[int | None]:
+        """``seat``'s row as the table sees it: its face-up cards, None for a
+        face-down one. Public: the search's rollout policy reads it
+        (``bots.search.games.tenos_square``)."""
         return [c if u else None for c, u in zip(self.rows[seat], self.up[seat])]
 
     # ---- contract --------------------------------------------------------
@@ -412,7 +420,7 @@ class TenosSquare(Game):
 
     def observation(self, player: int) -> Observation:
         n = self.num_players
-        rows = [self._visible_row(s) for s in range(n)]
+        rows = [self.visible_row(s) for s in range(n)]
         return {
             "seat": player,
             "num_players": n,
@@ -482,6 +490,59 @@ class TenosSquare(Game):
         twin.log = list(self.log)  # entries are tuples, never mutated
         twin.previous_log = self.previous_log  # never changed once its deal is over
         return twin
+
+    @classmethod
+    def from_observation(cls, obs: Observation, seed: int, decisions: int = 0) -> TenosSquare:
+        g, rng = cls._blank_from_observation(obs, seed, decisions)
+        n, me = g.num_players, obs["seat"]
+        g.row_len = row_length(n)
+        g.deals = obs["deals"]
+        g.deal = obs["deal"]
+        g.totals = list(obs["totals"])
+        g.went_out = list(obs["went_out"])
+        g.deal_points = None if obs["last_deal_points"] is None else list(obs["last_deal_points"])
+        g.dealer = obs["dealer"]
+        g.start_player = obs["start_player"]
+        g.phase = obs["phase"]
+        g.to_act = obs["current_player"]
+        g.centre = list(obs["centre"])
+        g.exchange_put = list(obs["exchange_put"])
+        g.playing = obs["playing"]
+        g.log, g.previous_log = ([(s, kind, tuple(what) if kind == "exchange" else what, taken)
+                                  for s, kind, what, taken in obs[key]]
+                                 for key in ("log", "previous_log"))
+        revealed = g.phase != CENTRE
+        face_up = [c for row in obs["rows"] for c in row if c is not None]
+        own_secret = obs["my_centre_card"]
+        known = list(obs["hand"]) + face_up + g.centre + ([g.playing] if g.playing is not None else [])
+        if not revealed and own_secret is not None:
+            known.append(own_secret)
+        over = g.to_act < 0
+        pool = unseen(deck(ranks=range(1, 11)), known, over)
+        rng.shuffle(pool)
+        sizes = obs["hand_sizes"]
+        secret_slots = [
+            s for s in range(n) if s != me and obs["centre_put"][s] and not revealed
+        ]
+        face_down = sum(1 for row in obs["rows"] for c in row if c is None)
+        hidden = obs["deck_size"] + face_down + sum(sizes[s] for s in range(n) if s != me) + len(secret_slots)
+        fit(pool, hidden, "tenos_square", over)
+        g.deck = take(pool, obs["deck_size"])
+        g.rows, g.up = [], []
+        for row in obs["rows"]:
+            g.up.append([c is not None for c in row])
+            g.rows.append([c if c is not None else (pool.pop() if pool else 0) for c in row])
+        g.hands = [list(obs["hand"]) if s == me else sorted(take(pool, sizes[s])) for s in range(n)]
+        g.secret = [None] * n
+        # After the reveal nobody but the owner knows who put which centre card;
+        # the others' secret cards only show in their own views: any card will do.
+        stand_in = g.centre or face_up or [0]
+        for s in range(n):
+            if s == me:
+                g.secret[s] = own_secret
+            elif obs["centre_put"][s]:
+                g.secret[s] = pool.pop() if not revealed else stand_in[s % len(stand_in)]
+        return g._seed_future(rng)
 
     def redeal(self, player: int, seed: int) -> TenosSquare:
         state = self._fresh_copy_for_redeal(seed)

@@ -11,7 +11,7 @@ is registered, and a player count; the keyword arguments size the work)::
     check_random_play, check_illegal_actions_refused, check_determinism,
     check_clone, check_observations_msgpack, check_redeal,
     check_redealt_play_to_end, check_redealt_accept_every_action,
-    check_redeal_sees_only_the_view, check_flow_leaks,
+    check_redeal_sees_only_the_view, check_from_observation, check_flow_leaks,
     check_observations_match_schema, check_legal_actions_match_steps
 
 The last two validate the wire format against the game's declared JSON
@@ -36,6 +36,11 @@ It works in two ways:
   show q the same observation must show the same decision counter, seat to
   act and legal actions. This catches a step skipped after a secret answer
   (an answer only a partner may see).
+
+``check_from_observation`` checks what a search bot builds from one seat's
+view (``Game.from_observation``): that view, and the acting seat's legal
+actions, rebuilt exactly, the rest sampled from the seed; ``check_rebuilds``
+checks one observation (a bot's tests can run it on the positions they meet).
 
 Every check raises :class:`ConformanceError` (an ``AssertionError``) with the
 game, seed and decision where it failed. The golden-playthrough check lives
@@ -62,8 +67,8 @@ __all__ = [
     "check_random_play", "check_illegal_actions_refused", "check_determinism",
     "check_clone", "check_observations_msgpack", "check_redeal",
     "check_redealt_play_to_end", "check_redealt_accept_every_action",
-    "check_redeal_sees_only_the_view", "check_flow_leaks",
-    "check_observations_match_schema", "check_legal_actions_match_steps",
+    "check_redeal_sees_only_the_view", "check_from_observation", "check_rebuilds",
+    "check_flow_leaks", "check_observations_match_schema", "check_legal_actions_match_steps",
 ]
 
 
@@ -301,6 +306,80 @@ def check_redealt_accept_every_action(game: GameRef, num_players: int, seed: int
             dealt = state.redeal(player, 17 + player)
             for action in dealt.legal_actions()[:40]:
                 dealt.clone().apply(action)
+
+
+# ---- states built from one seat's view --------------------------------------------
+
+
+def check_from_observation(game: GameRef, num_players: int, seeds: Iterable[int] = range(2),
+                           every: int = 6) -> None:
+    """``from_observation`` (``Game.from_observation``: what a search bot
+    samples) rebuilds, along seeded random games, the acting seat's view as
+    it comes over the wire: the rebuilt state shows that seat the same
+    observation, seat to act, decision count and legal actions, and plays
+    on to a proper end (every third state). Another seat's view, while
+    someone else is to act, rebuilds too (its observation). The same seed
+    rebuilds the same state, and the hidden parts come from the seed: some
+    rebuilt state's future changes with it (checked until seen twice)."""
+    cls, name = resolve(game), _name(game, num_players)
+    changed = 0
+    for seed in seeds:
+        for index, state in enumerate(sample_states(cls, num_players, seed, every)):
+            actor = state.current_player()
+            seat = max(actor, 0)
+            obs, legal = wire([state.observation(seat), state.legal_actions()])
+            where = f"{name} seed {seed} decision {state.decisions} seat {seat}"
+            rebuilt = check_rebuilds(cls, obs, legal, seed=index, decisions=state.decisions, where=where)
+            require(rebuilt.current_player() == actor, f"{where}: the rebuilt state has another seat to act")
+            if index % 3 == 0:
+                _play_to_end(rebuilt, random.Random(index), where + " (rebuilt)")
+            if actor >= 0:
+                other = (seat + 1) % num_players
+                check_rebuilds(cls, wire(state.observation(other)), None, seed=1,
+                               decisions=state.decisions, where=f"{where}, seat {other}'s view")
+                if changed < 2:
+                    first = rollout_bytes(cls.from_observation(obs, 5, state.decisions), 1, limit=40)
+                    again = rollout_bytes(cls.from_observation(obs, 5, state.decisions), 1, limit=40)
+                    require(first == again, f"{where}: the same seed rebuilt different states")
+                    if rollout_bytes(cls.from_observation(obs, 6, state.decisions), 1, limit=40) != first:
+                        changed += 1
+    require(changed > 0, f"{name}: from_observation never sampled anything hidden from the seed")
+
+
+def check_rebuilds(game: GameRef, obs: Any, legal: list | None, seed: int, decisions: int = 0,
+                   where: str = "") -> Game:
+    """One observation (wire form) rebuilt by ``from_observation``: the state
+    shows ``obs["seat"]`` exactly ``obs`` and, where ``legal`` (wire form)
+    is given, that seat is to act with exactly those legal actions. Returns
+    the rebuilt state; raises ConformanceError naming the first difference."""
+    cls = resolve(game)
+    where = where or f"{cls.INFO.slug} seat {obs['seat']}"
+    try:
+        state = cls.from_observation(obs, seed, decisions)
+    except NotImplementedError as exc:
+        raise ConformanceError(f"{where}: {exc} (see games.base.Game.from_observation)") from None
+    seen = wire(state.observation(obs["seat"]))
+    if seen != obs:
+        keys = [k for k in obs if seen.get(k) != obs[k]] or sorted(set(seen) - set(obs))
+        raise ConformanceError(f"{where}: the rebuilt observation differs in {keys}: "
+                               f"{[(seen.get(k), obs.get(k)) for k in keys[:2]]} (rebuilt, sent)")
+    require(state.decisions == decisions, f"{where}: the rebuilt decision count differs")
+    if legal is not None:
+        require(state.current_player() == obs["seat"] or not legal,
+                f"{where}: the rebuilt state has seat {state.current_player()} to act")
+        mine = wire(state.legal_actions())
+        require(mine == legal, f"{where}: the rebuilt legal actions differ: {mine[:8]} vs {legal[:8]}")
+    return state
+
+
+def _play_to_end(state: Game, picker: random.Random, where: str) -> None:
+    """Random legal actions to the end: never stuck, never past the cap."""
+    while not state.is_terminal():
+        require(state.decisions < state.INFO.max_decisions, f"{where}: random play hit the hard cap")
+        legal = state.legal_actions()
+        require(legal, f"{where}: no legal action at decision {state.decisions} before the end")
+        state.apply(picker.choice(legal))
+    _check_final(state, where)
 
 
 # ---- the flow of the game -------------------------------------------------------
@@ -562,6 +641,7 @@ CHECKS: dict[str, Callable[..., Any]] = {
     "redealt_play_to_end": check_redealt_play_to_end,
     "redealt_accept_every_action": check_redealt_accept_every_action,
     "redeal_sees_only_the_view": check_redeal_sees_only_the_view,
+    "from_observation": check_from_observation,
     "flow_leaks": check_flow_leaks,
     "observations_match_schema": check_observations_match_schema,
     "legal_actions_match_steps": check_legal_actions_match_steps,
@@ -574,8 +654,8 @@ def check_game(game: GameRef, num_players: int, seeds: Iterable[int] | None = No
     the default seeds of the checks that take several."""
     results = {}
     for name, check in CHECKS.items():
-        if seeds is not None and name in ("random_play", "determinism", "redeal", "flow_leaks",
-                                          "observations_match_schema"):
+        if seeds is not None and name in ("random_play", "determinism", "redeal", "from_observation",
+                                          "flow_leaks", "observations_match_schema"):
             results[name] = check(game, num_players, seeds=list(seeds))
         else:
             results[name] = check(game, num_players)

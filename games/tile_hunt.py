@@ -101,6 +101,9 @@ reversal winner's seat or None), ``chips`` (per seat), ``chip_supply``,
 turn, oldest first: [seat, [final dice], "chips" | "reversal" | ["take",
 tile] | ["steal", tile], [the dice after each of its rolls, first to
 last]]).
+
+From an observation (``from_observation``): the face-down tiles' order is
+sampled.
 """
 
 from __future__ import annotations
@@ -109,6 +112,7 @@ from itertools import product
 from typing import cast
 
 from games.base import Action, Game, GameInfo, Observation, normalize_action, reshuffle
+from games.sampling import fit
 
 NUM_DICE = 5
 CHIP_POINTS = 50
@@ -486,6 +490,33 @@ class TileHunt(Game):
         twin.turn_rolls = list(self.turn_rolls)  # tuples, never mutated
         twin.log = list(self.log)  # entries are tuples, never mutated
         return twin
+
+    @classmethod
+    def from_observation(cls, obs: Observation, seed: int, decisions: int = 0) -> TileHunt:
+        g, rng = cls._blank_from_observation(obs, seed, decisions)
+        g.rounds_per_phase = obs["rounds_per_phase"]
+        g.total_rounds = obs["total_rounds"]
+        g.face_up = [t["name"] for t in obs["tiles"]]
+        g.owner = {t["name"]: t["owner"] for t in obs["tiles"]}
+        g.face_down = [name for name in NORMAL_TILES if name not in g.owner]
+        fit(g.face_down, obs["face_down"], "tile_hunt")
+        rng.shuffle(g.face_down)
+        g.chips = list(obs["chips"])
+        g.supply = obs["chip_supply"]
+        g.reversal = obs["reversal"]
+        g.winner = obs["winner"]
+        g.order = list(obs["order"])
+        g.previous_order = list(obs["previous_order"])
+        g.pos = obs["turn_position"]
+        g.dice = list(obs["dice"])
+        g.rerolls_left = obs["rerolls_left"]
+        g.step = obs["step"]
+        g.round = obs["round"]
+        g.turn_rolls = [tuple(dice) for dice in obs["turn_rolls"]]
+        g.log = [(seat, tuple(dice), taken if isinstance(taken, str) else tuple(taken),
+                  tuple(tuple(roll) for roll in rolls))
+                 for seat, dice, taken, rolls in obs["log"]]
+        return g._seed_future(rng)
 
     def redeal(self, player: int, seed: int) -> TileHunt:
         state = self._fresh_copy_for_redeal(seed)

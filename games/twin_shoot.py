@@ -115,13 +115,21 @@ from play (a player who did not follow holds no card of the led suit/rank) are
 not kept. While the second member of the asked team is to answer, the first
 member's answer is resampled (yes or no, even odds) for a player of another
 team, who cannot see it.
+
+From an observation (``from_observation``): the other hands and every bid card
+the seat has not seen are sampled, keeping the voids shown by play
+(``twin_shoot_voids``: a player who did not follow what the trick required
+holds no card that would have); a first answer of the asked team hidden from
+the seat is drawn at even odds.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from typing import cast
 
 from games.base import Action, Game, GameInfo, Observation, reshuffle
+from games.sampling import Slot, deal_constrained, fit, unseen
 from games.tennos import (
     CLUB,
     CROSS,
@@ -523,6 +531,78 @@ class TwinShoot(Game):
         twin.order = list(self.order)
         return twin
 
+    @classmethod
+    def from_observation(cls, obs: Observation, seed: int, decisions: int = 0) -> TwinShoot:
+        g, rng = cls._blank_from_observation(obs, seed, decisions)
+        n, me = g.num_players, obs["seat"]
+        partner = me ^ 1
+        g.team_total = list(obs["team_scores"])
+        g.hand_number = obs["hand_number"]
+        last = obs["last_hand"]
+        g.last_hand = None if last is None else {
+            "bid_cards": tuple(tuple(b) for b in last["bid_cards"]),
+            "bids": tuple(last["bids"]),
+            "tricks": tuple(last["tricks"]),
+            "points": tuple(last["points"]),
+            "open_team": last["open_team"],
+            "tricks_played": tuple((leader, tuple(cards), winner)
+                                   for leader, cards, winner in last["tricks_played"]),
+        }
+        g.phase = obs["phase"]
+        g.over = g.phase == "over"
+        g.leader = obs["opening_leader"]
+        g.bid_order = [(g.leader + i) % n for i in range(n)]
+        counts = obs["bid_card_counts"]
+        g.bid_turn = sum(1 for c in counts if c == 2)
+        g.to_act = obs["current_player"]
+        g.open_question_team = obs["open_question_team"]
+        g.open_team = obs["open_team"]
+        g.open_askees = []
+        if g.open_question_team is not None:
+            t = g.open_question_team
+            g.open_askees = sorted((2 * t, 2 * t + 1), key=lambda s: (s - g.leader) % n)
+        g.open_answers = list(obs["open_answers"])
+        if (g.phase == "open" and g.open_question_team != me // 2
+                and g.to_act == g.open_askees[1]):
+            # the first member answered; only their team saw how
+            g.open_answers[g.open_askees[0]] = rng.random() < 0.5
+        g.tricks_won = list(obs["tricks_won"])
+        g.played_view = tuple((lead, tuple(cards), won) for lead, cards, won in obs["tricks_played"])
+        g.trick = [(s, c) for s, c in obs["trick"]]
+        g.trick_leader = obs["trick_leader"]
+        g.order = list(obs["trick_order"])
+        g.mode = obs["follow_mode"]
+        # cards: what this seat saw, the rest sampled
+        seen_bids: dict[int, list[int]] = {me: list(obs["bid_cards"])}
+        if obs["partner_bid_cards"] is not None:
+            seen_bids[partner] = list(obs["partner_bid_cards"])
+        for s, cards in enumerate(obs["open_bid_cards"]):
+            if cards is not None:
+                seen_bids[s] = list(cards)
+        played = [c for _, cards, _ in obs["tricks_played"] for c in cards] + [c for _, c in obs["trick"]]
+        known = list(obs["hand"]) + played + [c for cards in seen_bids.values() for c in cards]
+        pool = unseen(deck_for(n), known, g.over)
+        sizes = obs["hand_sizes"]
+        voids = twin_shoot_voids(obs)
+        slots: list[Slot] = []
+        for s in range(n):
+            if s != me:
+                rules = voids[s]
+                # annotated: mypy cannot infer a lambda with a default argument from the tuple
+                allowed: Callable[[int], bool] | None = (lambda c, r=rules: allowed_by_voids(c, r)) if rules else None
+                slots.append((("hand", s), sizes[s], allowed))
+            if s not in seen_bids:
+                slots.append((("bid", s), counts[s], None))
+        fit(pool, sum(size for _, size, _ in slots), "twin_shoot", g.over)
+        dealt = deal_constrained(pool, slots, rng)
+        g.hands = [list(obs["hand"]) if s == me else sorted(dealt[("hand", s)]) for s in range(n)]
+        g.bid_cards = [sorted(seen_bids[s]) if s in seen_bids else sorted(dealt[("bid", s)])
+                       for s in range(n)]
+        g.bid_vals = [bid_value(b) if len(b) == 2 else None for b in g.bid_cards]
+        if g.over:
+            g.hands = [list(h) for h in g.hands]
+        return g._seed_future(rng)
+
     def redeal(self, player: int, seed: int) -> TwinShoot:
         state = self._fresh_copy_for_redeal(seed)
         if state.over:
@@ -575,3 +655,46 @@ class TwinShoot(Game):
         mode = self.mode if self.mode != "none" else follow_of(self.trick[0][1], action)
         how = {"suit": "suit follow", "rank": "rank follow", "none": "no follow"}[mode]
         return f"seat {seat} plays {card_name(action)} ({how})"
+
+
+# ---- inferences from the public record (from_observation, search bots) --------
+def twin_shoot_voids(obs: Observation) -> list[list[tuple[str, int]]]:
+    """Per seat, what play showed they do not hold: ("suit", s) or ("rank", r)
+    for a requirement they did not meet, or ("either", led card)."""
+    n = obs["num_players"]
+    voids: list[list[tuple[str, int]]] = [[] for _ in range(n)]
+
+    def scan(leader: int, cards: Sequence[int]) -> None:
+        order = trick_order(leader, n)
+        if not cards:
+            return
+        led = cards[0]
+        mode = "none"
+        for seat, c in zip(order[1:], cards[1:]):
+            if mode == "none":
+                if SUIT_OF[c] != SUIT_OF[led] and RANK_OF[c] != RANK_OF[led]:
+                    voids[seat].append(("either", led))
+                mode = follow_of(led, c)
+            elif mode == "suit" and SUIT_OF[c] != SUIT_OF[led]:
+                voids[seat].append(("suit", SUIT_OF[led]))
+            elif mode == "rank" and RANK_OF[c] != RANK_OF[led]:
+                voids[seat].append(("rank", RANK_OF[led]))
+
+    for leader, cards, _ in obs["tricks_played"]:
+        scan(leader, cards)
+    if obs["trick"]:
+        scan(obs["trick_leader"], [c for _, c in obs["trick"]])
+    return voids
+
+
+def allowed_by_voids(card: int, rules: list[tuple[str, int]]) -> bool:
+    """Whether a hand with the voids ``rules`` (from :func:`twin_shoot_voids`)
+    may hold ``card``."""
+    for kind, value in rules:
+        if kind == "suit" and SUIT_OF[card] == value:
+            return False
+        if kind == "rank" and RANK_OF[card] == value:
+            return False
+        if kind == "either" and (SUIT_OF[card] == SUIT_OF[value] or RANK_OF[card] == RANK_OF[value]):
+            return False
+    return True

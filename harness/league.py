@@ -30,8 +30,10 @@ A league file (TOML, in ``leagues/``)::
     processes = 64                # processes and threads per bot slot
     file_mb = 64                  # largest file, and the size of its private /tmp
     open_files = 256
-                                  # each limit has a minimum and a maximum
-                                  # (LIMIT_BOUNDS); outside them the file is refused
+                                  # the defaults shown (harness/limits.py, which
+                                  # the commands' options share); each limit has a
+                                  # minimum and a maximum (LIMIT_BOUNDS there);
+                                  # outside them the file is refused
 
 Tables are every combination of ``players`` bots (for team games with
 ``partners = "copies"``, every combination of one bot per team). With fewer
@@ -76,9 +78,8 @@ from pathlib import Path
 from typing import Any
 
 from games import UnknownGameError, get_game
-from harness.catalog import BotBundle, BotSpec, Catalog, ManifestError, UnknownBotError
-from harness.match import Limits
-from harness.sandbox import ResourceLimits
+from harness.limits import LIMIT_BOUNDS, LIMIT_FIELDS, Limits, ResourceLimits
+from harness.proc.catalog import BotBundle, BotSpec, Catalog, ManifestError, UnknownBotError
 
 LEAGUE_DIR = Path(__file__).resolve().parent.parent / "leagues"
 ROTATIONS = ("balanced", "cyclic", "none")
@@ -156,14 +157,23 @@ class LeagueFileError(ValueError):
 
 @dataclass(frozen=True)
 class ScheduledMatch:
+    """One match of a schedule; its cards are those of ``League.deal_seed(deal, key)``."""
+
     match_id: str
     deal: int
-    seed: int
     seats: tuple[str, ...]  # bot ids (name@version) by seat
 
 
-@dataclass
+@dataclass(frozen=True)
 class League:
+    """A league, as its file says (load_league); never changed once made.
+    A copy with other deals, ``dataclasses.replace(league, deals=n)``, is
+    the same league extended or cut short: the same tables, seatings, deal
+    seeds and match IDs for the deals both have (the benchmarks size a
+    league so). It holds no secret: a league without a public seed deals
+    from the key its results database keeps, which whoever deals
+    (run_league) passes to ``deal_seed``."""
+
     name: str
     game: str
     bots: list[str]
@@ -171,7 +181,7 @@ class League:
     deals: int
     rotation: str
     partners: str
-    seed: int | None  # None: deals come from ``secret``
+    seed: int | None  # public; None: deals come from the results database's secret key
     limits: Limits
     format: str = "round_robin"  # or "gauntlet": only tables holding a challenger
     challengers: tuple[str, ...] = ()
@@ -180,7 +190,6 @@ class League:
     specs: dict[str, BotSpec] = field(default_factory=dict, repr=False)
     bundles: dict[str, BotBundle] = field(default_factory=dict, repr=False)
     left_out: tuple[str, ...] = ()  # why each bot of the file that is not playing is out
-    secret: str | None = field(default=None, repr=False)
     _seatings: dict[Any, list[tuple[str, ...]]] = field(default_factory=dict, init=False,
                                                          repr=False, compare=False)
 
@@ -338,16 +347,16 @@ class League:
                 layouts.append(tuple(seats))
         return layouts
 
-    def deal_seed(self, deal: int) -> int:
-        """A public seed gives reproducible deals; otherwise an HMAC of the
-        deal number under the league's secret key, which no bot can read."""
+    def deal_seed(self, deal: int, deal_key: str) -> int:
+        """The seed of deal ``deal``. A public seed gives reproducible deals
+        (``deal_key`` unused); otherwise an HMAC of the deal number under
+        ``deal_key``, the league's secret (hex) that its results database
+        keeps (Store.league_secret) and no bot can read."""
         if self.seed is not None:
             digest = hashlib.sha256(f"{self.name}|{self.seed}|{deal}".encode()).digest()
-        elif self.secret:
-            digest = hmac.new(bytes.fromhex(self.secret), f"{self.name}|{deal}".encode(),
-                              hashlib.sha256).digest()
         else:
-            raise LeagueFileError(f"league {self.name!r} has no public seed and no secret key yet")
+            digest = hmac.new(bytes.fromhex(deal_key), f"{self.name}|{deal}".encode(),
+                              hashlib.sha256).digest()
         return int.from_bytes(digest[:6], "big")
 
     def match_id(self, seats: Sequence[str], deal: int, tag: str = "") -> str:
@@ -358,9 +367,9 @@ class League:
         return hashlib.sha256(key.encode()).hexdigest()[:20]
 
     def schedule(self) -> Iterator[ScheduledMatch]:
-        """Every match of the league, lazily, deal by deal."""
+        """Every match of the league, lazily, deal by deal (match IDs and
+        seats: what the deal's cards are, deal_seed says)."""
         for deal in range(self.deals):
-            seed = self.deal_seed(deal)
             for table in self.tables():
                 played: Counter[tuple[str, ...]] = Counter()
                 for seating in self.seatings(table):
@@ -368,7 +377,7 @@ class League:
                     again = played[seats]
                     played[seats] += 1
                     yield ScheduledMatch(self.match_id(seats, deal, f"again{again}" if again else ""),
-                                         deal, seed, seats)
+                                         deal, seats)
 
     def size(self) -> int:
         """How many matches the schedule holds, without generating it."""
@@ -562,18 +571,6 @@ def _format(data: dict[str, Any], bots: list[str], where: str) -> tuple[str, tup
     return league_format, tuple(challengers)
 
 
-LIMIT_FIELDS = {"decision_ms": 1000, "startup_ms": 15000, "memory_mb": 1024, "cpu_s": 60,
-                "processes": 64, "file_mb": 64, "open_files": 256}
-# (minimum, maximum) of each limit, documented in the README's league-file
-# section. Beyond them a value is a mistake, not a wish: a deadline of years
-# overflows poll(), a memory cap of petabytes no setrlimit or control group
-# takes, so every match would end in a harness error; below them no bot
-# (a Python interpreter needs about 30 MiB and a dozen files) can start.
-LIMIT_BOUNDS = {"decision_ms": (1, 600_000), "startup_ms": (1, 600_000),
-                "memory_mb": (32, 65_536), "cpu_s": (1, 86_400), "processes": (1, 4096),
-                "file_mb": (1, 4096), "open_files": (16, 65_536)}
-
-
 def _bounded(data: dict[str, Any], key: str, where: str) -> int:
     """The limit ``key`` (its default when absent), within LIMIT_BOUNDS."""
     value = _positive(data, key, where, LIMIT_FIELDS[key])
@@ -596,7 +593,7 @@ def _limits(data: Any, where: str) -> Limits:
     resources = ResourceLimits(memory_mb=values["memory_mb"], cpu_s=float(values["cpu_s"]),
                                processes=values["processes"], file_mb=values["file_mb"],
                                open_files=values["open_files"])
-    return Limits(decision_s=values["decision_ms"] / 1000, startup_s=values["startup_ms"] / 1000,
+    return Limits(decision_ms=values["decision_ms"], startup_ms=values["startup_ms"],
                   resources=resources)
 
 
@@ -604,7 +601,7 @@ def local_key() -> bytes:
     """This machine's secret for `league play` IDs, kept beside the bot cache
     (out of every sandbox's reach): IDs are reproducible here, and say
     nothing about the seed to a bot."""
-    from harness.catalog import default_cache_dir
+    from harness.proc.catalog import default_cache_dir
 
     path = default_cache_dir().parent / "play.key"
     try:

@@ -21,36 +21,19 @@ from collections import Counter
 from collections.abc import Callable, Generator, Hashable, Iterable, Sequence
 from concurrent.futures import Future
 from concurrent.futures import wait as wait_all
-from dataclasses import dataclass, field
 from typing import Any
 
 import msgpack
 
 from games import Game, get_game, ranks_by_unit
-from harness.botproc import STDERR_TAIL_BYTES, BotClient, BotError, BotStartupError, Tracer
-from harness.catalog import BotBundle, BotCache, BotSpec, ManifestError
+from harness.limits import Limits
+from harness.proc.botproc import STDERR_TAIL_BYTES, BotClient, BotError, BotStartupError, Tracer
+from harness.proc.catalog import BotBundle, BotCache, BotSpec, ManifestError
+from harness.proc.sandbox import Sandbox
 from harness.records import Fault, MatchResult, ThinkTime
 from harness.replay import decision_line, drain_event_lines, fault_line
-from harness.sandbox import ResourceLimits, Sandbox
 
 EventSink = Callable[[str], None]
-
-
-@dataclass(frozen=True)
-class Limits:
-    """Everything a league limits, in one place: the deadlines the harness
-    enforces are the ones the ``start`` message tells the bot."""
-
-    decision_s: float = 2.0
-    startup_s: float = 15.0
-    resources: ResourceLimits = field(default_factory=ResourceLimits)
-
-    def for_bot(self) -> dict[str, Any]:
-        """The ``limits`` map of the ``start`` message."""
-        r = self.resources
-        return {"decision_ms": int(self.decision_s * 1000), "startup_ms": int(self.startup_s * 1000),
-                "memory_mb": r.memory_mb, "cpu_s": r.cpu_s, "processes": r.processes,
-                "file_mb": r.file_mb, "open_files": r.open_files}
 
 
 _MATERIALISING = threading.Lock()  # BotCache.materialise redirects sys.stdout while it compiles
@@ -155,7 +138,7 @@ class BotPool:
 
     def _greet(self, client: BotClient) -> None:
         try:
-            client.handshake(self.limits.startup_s)
+            client.handshake(self.limits.startup_ms / 1000)
         except BotError:
             client.close()
             raise
@@ -356,7 +339,7 @@ def match_steps(
         _report_start_faults(seats, on_event)
         _flush_events(game, on_event)
         cap = game.INFO.max_decisions
-        decision_s = limits.decision_s
+        decision_ms = limits.decision_ms
         perf_counter = time.perf_counter
         while not game.is_terminal() and game.decisions < cap:
             seat = seats[game.current_player()]
@@ -365,7 +348,7 @@ def match_steps(
             if seat.fault is None and client is not None:
                 asked = perf_counter()
                 try:  # the usual case: a bot chooses
-                    client.ask(game.observation(seat.seat), legal, game.decisions, decision_s)
+                    client.ask(game.observation(seat.seat), legal, game.decisions, decision_ms)
                 except BotError as error:
                     outcome: int | BotError | None = error
                 else:
@@ -441,7 +424,7 @@ def _start_seats(game: Game, seats: list[_Seat], pool: BotPool, match_id: str,
             "limits": pool.limits.for_bot(),
         }
         try:
-            seat.client.start_match(info, pool.limits.decision_s)
+            seat.client.start_match(info, pool.limits.decision_ms / 1000)
         except BotError as error:
             seat.record(error, 0)
 
@@ -490,7 +473,7 @@ def _end_seats(game: Game, seats: list[_Seat], result: MatchResult, limits: Limi
         if seat.fault is None and seat.client is not None:
             final = {**message, "seat": seat.seat, "obs": game.observation(seat.seat)}
             try:
-                seat.client.end_match(final, limits.decision_s)
+                seat.client.end_match(final, limits.decision_ms / 1000)
             except BotError:
                 seat.client.close()  # the result stands; the process is replaced
 

@@ -6,7 +6,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from games import Game, get_game, normalize_action
-from harness.safe_text import printable
+from harness.proc.safe_text import printable
 
 
 def replay_game(replay: dict[str, Any], narrate: bool = False) -> Iterator[tuple[Game, Any]]:
@@ -38,7 +38,7 @@ def decision_line(game: Game, action: Any, elapsed_ms: int | None = None,
 
 def fault_line(seat: int, bot: str, fault: Any) -> str:
     """Where a bot faulted, in the log (``fault`` has kind, decision, detail);
-    the bot's name and the detail escaped (harness.safe_text)."""
+    the bot's name and the detail escaped (harness.proc.safe_text)."""
     return (f"  !! FAULT seat {seat} ({printable(bot, False)}) at decision {fault.decision}: "
             f"{fault.kind}: {printable(fault.detail, False)}; a random stand-in plays its seat "
             "from here")

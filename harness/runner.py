@@ -10,6 +10,7 @@ debugging and quick tests).
 from __future__ import annotations
 
 import contextlib
+import functools
 import itertools
 import logging
 import os
@@ -22,7 +23,6 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
-from harness.catalog import BotBundle, BotSpec
 from harness.league import League, ScheduledMatch
 from harness.match import (
     BotPool,
@@ -33,7 +33,8 @@ from harness.match import (
     play_interleaved,
     run_match,
 )
-from harness.sandbox import Sandbox
+from harness.proc.catalog import BotBundle, BotSpec
+from harness.proc.sandbox import Sandbox
 from harness.store import Store
 
 log = logging.getLogger(__name__)
@@ -74,7 +75,7 @@ class WorkerSetup:
 def matches_in_flight(workers: int, cpus: float) -> int:
     """Matches a worker plays at once when the user did not say: 2 while the
     workers leave CPUs idle, else 1. Measured on 2 cores with the demo
-    league's bots, the harness alone (``python -m harness.bench_decisions``,
+    league's bots, the harness alone (``python -m harness.bench.decisions``,
     interleaved on one thread): one worker went from 13.3k to 16.0k
     decisions/s with 2 in flight and 17.7k with 3; two workers fell from
     20.3k to 16.7k with 2 each. With a worker per core the cores are busy
@@ -239,10 +240,13 @@ def _spread_deals(matches: Iterable[ScheduledMatch], window: int) -> Iterator[Sc
     yield from turns()
 
 
-def _batches(pending: Iterable[ScheduledMatch], league: League, size: int,
+def _batches(pending: Iterable[ScheduledMatch], league: League, deal_key: str, size: int,
              state: _RunState) -> Iterator[list[tuple[BatchItem, ScheduledMatch]]]:
-    """The playable matches in batches of ``size``, deals spread (_spread_deals)."""
+    """The playable matches in batches of ``size``, deals spread
+    (_spread_deals), each with its deal's seed under ``deal_key``."""
     names_of = {league.bot_id(name): name for name in league.bots}
+    seed_of = functools.lru_cache(maxsize=1024)(functools.partial(league.deal_seed,
+                                                                  deal_key=deal_key))
 
     def playable() -> Iterator[ScheduledMatch]:  # checked as each batch is drawn
         for match in _spread_deals(pending, size):
@@ -257,7 +261,7 @@ def _batches(pending: Iterable[ScheduledMatch], league: League, size: int,
         batch = list(itertools.islice(matches, size))
         if not batch:
             return
-        yield [(BatchItem(m.match_id, m.seed, tuple(names_of[s] for s in m.seats)), m)
+        yield [(BatchItem(m.match_id, seed_of(m.deal), tuple(names_of[s] for s in m.seats)), m)
                for m in batch]
 
 
@@ -429,6 +433,18 @@ class RayEngine:
         return starts
 
 
+def pending_batches(league: League, store: Store,
+                    size: int = BATCH_SIZE) -> Iterator[list[BatchItem]]:
+    """The batches of ``size`` matches that a run of ``league`` would send
+    out, in order: the schedule less what ``store`` holds, deals spread, read
+    chunk by chunk as a run reads it; nothing is played or stored (what a
+    schedule costs the driver: harness.bench). Its deals are the run's: from
+    the league's public seed, or the secret key ``store`` keeps for it."""
+    deal_key = store.league_secret(league.name)
+    for batch in _batches(_Pending(league, store), league, deal_key, size, _RunState()):
+        yield [item for item, _ in batch]
+
+
 def run_league(league: League, store: Store, workers: int | None = None, engine: str = "ray",
                address: str | None = None, progress: Progress | None = None,
                max_matches: int | None = None, concurrency: int | None = 1,
@@ -443,8 +459,7 @@ def run_league(league: League, store: Store, workers: int | None = None, engine:
     started = time.perf_counter()
     sandbox = sandbox or Sandbox()
     sandbox.check()
-    if league.seed is None:
-        league.secret = store.league_secret(league.name)
+    deal_key = store.league_secret(league.name)  # the deals, unless the league's seed is public
     scheduled = league.size()
     store.register_league(league.config(), scheduled)
     for name, spec in league.specs.items():
@@ -455,7 +470,7 @@ def run_league(league: League, store: Store, workers: int | None = None, engine:
     if max_matches is not None:
         matches = itertools.islice(pending, max_matches)
     state = _RunState()
-    batches = _batches(matches, league, max(BATCH_SIZE, 2 * (concurrency or 2)), state)
+    batches = _batches(matches, league, deal_key, max(BATCH_SIZE, 2 * (concurrency or 2)), state)
     first = next(batches, None)
     if first is None:  # nothing to play: no engine, no workers
         return RunSummary(scheduled, pending.skipped, 0, 0, 0, time.perf_counter() - started, False)

@@ -7,7 +7,7 @@ transaction, so a crash loses at most the matches in flight. WAL mode keeps
 readers (``league status``) from blocking the writer.
 
 The ``rating_*`` tables keep each league's sufficient statistics for the
-ratings (``harness.ratings.Tallies``): ``league table`` reads them, and the
+ratings (``harness.stats.ratings.Tallies``): ``league table`` reads them, and the
 league's matches not folded into them yet, instead of every seat row.
 ``save_match`` folds a league's new matches in, in the transaction of the
 match that finds more than FOLD_EVERY of them (by rowid), so the ones left
@@ -41,7 +41,9 @@ import numpy as np
 import sqlite_utils
 from sqlite_utils.db import Table
 
-from harness.ratings import (
+from harness.proc.processes import pid_alive
+from harness.records import MatchResult
+from harness.stats.ratings import (
     BOOTSTRAP_BLOCKS,
     CHUNK,
     RowTuples,
@@ -49,7 +51,6 @@ from harness.ratings import (
     deal_block,
     match_tallies,
 )
-from harness.records import MatchResult
 
 # the kept statistics' layout, and the pooling they assume: other values make them anew
 RATING_STATS_VERSION = f"1 blocks={BOOTSTRAP_BLOCKS}"
@@ -594,17 +595,6 @@ def _check_path(path: Path, readonly: bool) -> None:
             raise StoreError(f"--db {path} is read-only; results cannot be stored there")
         if not path.exists() and not os.access(path.parent, os.W_OK):
             raise StoreError(f"--db {path}: cannot create a file in {path.parent}")
-
-
-def pid_alive(pid: int) -> bool:
-    """Whether a process with this pid runs on this machine (any owner)."""
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
 
 
 def _think_columns(result: MatchResult, seat: int) -> dict[str, Any]:

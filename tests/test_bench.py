@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import msgpack
 
-from harness.bench_decisions import load_bench_league, play
-from harness.ceiling import game_requests, traffic_round_trips
+from harness.bench.ceiling import game_requests, traffic_round_trips
+from harness.bench.decisions import load_bench_league, play
 
 
 def test_trivial_bots_play_whole_matches_without_faults() -> None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import sqlite3
 import subprocess
 import sys
@@ -247,13 +248,19 @@ def test_help_version_and_the_module_entry_point():
 
 def test_the_command_list_gives_each_command_one_line():
     """A summary that runs on past the end of its sentence's line in the
-    docstring would show broken mid-sentence in `league --help`."""
+    docstring would show broken mid-sentence in `league --help`. Every
+    command the README shows is there, with a summary and help of its own."""
     out = CliRunner().invoke(app, ["--help"], env={"COLUMNS": "250"}).stdout
     panel = out[out.index("Commands"):]
     rows = [line.strip("│ ") for line in panel.splitlines()[1:] if line.startswith("│")]
     names = [command.name or command.callback.__name__ for command in app.registered_commands]
-    assert len(rows) == len(names) == 13, rows
-    assert [row.split()[0] for row in rows] == names
+    assert [row.split()[0] for row in rows] == names, rows  # one row each, in order
+    assert all(len(row.split()) > 1 for row in rows), rows  # each with its summary
+    documented = set(re.findall(r"\.venv/bin/league ([a-z]+)", (ROOT / "README.md").read_text()))
+    assert {"run", "table", "play", "check"} <= documented, "the README's commands were found"
+    assert documented <= set(names), documented - set(names)
+    for name in names:
+        assert re.search(rf"Usage: \S+ {name} ", league(name, "--help").stdout), name
 
 
 def test_report_and_replay_pages_from_the_cli(tmp_path):
@@ -300,3 +307,21 @@ def test_an_address_with_no_cluster_fails_in_a_sentence_and_loses_nothing(tmp_pa
     status = league("status", "--db", str(db)).stdout
     line = next(row for row in status.splitlines() if row.startswith("far"))
     assert line.split()[2:5] == ["0", "0", "4"], line  # none done or in flight, four to play
+
+
+def test_every_command_takes_its_limits_from_the_one_definition():
+    """`play`, `check` and `sprt` default to what a league file without
+    [limits] gets (`run` takes a league file's), and say so in --help."""
+    import typer.main
+
+    from harness.limits import DEFAULT_LIMITS, LIMIT_FIELDS
+
+    commands = typer.main.get_command(app).commands
+    defaults = {name: {param.name: param.default for param in commands[name].params}
+                for name in ("play", "check", "sprt")}
+    for name, params in defaults.items():
+        assert params["decision_ms"] == DEFAULT_LIMITS.decision_ms == LIMIT_FIELDS["decision_ms"], name
+        help_text = CliRunner().invoke(app, [name, "--help"], env={"COLUMNS": "200"}).stdout
+        assert f"[default: {DEFAULT_LIMITS.decision_ms}]" in help_text, name
+    assert defaults["play"]["startup_ms"] == DEFAULT_LIMITS.startup_ms == LIMIT_FIELDS["startup_ms"]
+

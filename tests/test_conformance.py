@@ -105,6 +105,42 @@ def test_the_view_only_check_catches_a_redeal_that_keeps_the_true_cards_order():
 
 
 @pytest.mark.parametrize("slug,num_players", GAME_COUNTS)
+def test_a_state_built_from_one_seats_view_shows_that_view_and_plays_on(slug, num_players):
+    """What a search bot samples (``Game.from_observation``): the seat's view
+    and legal actions rebuilt exactly, the rest from the seed."""
+    kit.check_from_observation(slug, num_players)
+
+
+def test_the_rebuild_check_catches_a_builder_that_drops_a_hidden_card():
+    """A from_observation that deals another hand one card short (the card
+    goes to the set-aside pile) shows the seat a wrong hand size."""
+    from games.cat_in_the_box import CatInTheBox
+
+    class DropsACard(CatInTheBox):
+        @classmethod
+        def from_observation(cls, obs, seed, decisions=0):
+            state = super().from_observation(obs, seed, decisions)
+            other = (obs["seat"] + 1) % state.num_players
+            if state.hands[other]:
+                state.set_aside = sorted(state.set_aside + [state.hands[other].pop()])
+            return state
+
+    with pytest.raises(kit.ConformanceError, match="rebuilt observation differs in .*hand_sizes"):
+        kit.check_from_observation(DropsACard, 4)
+
+
+def test_the_rebuild_check_names_an_engine_without_from_observation():
+    from games.base import Game
+    from games.limit import Limit
+
+    class NoBuilder(Limit):
+        from_observation = classmethod(Game.from_observation.__func__)
+
+    with pytest.raises(kit.ConformanceError, match="from_observation is not implemented"):
+        kit.check_from_observation(NoBuilder, 3)
+
+
+@pytest.mark.parametrize("slug,num_players", GAME_COUNTS)
 def test_the_flow_of_the_game_leaks_nothing(slug, num_players):
     """Who acts next and the decision counter depend only on what each player
     may see. Steps left uncompared are the ones where the rules themselves

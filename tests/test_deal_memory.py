@@ -14,9 +14,9 @@ from pathlib import Path
 
 import pytest
 
-from harness.catalog import discover
 from harness.league import ScheduledMatch, load_league
 from harness.match import BotPool, Limits, run_match
+from harness.proc.catalog import discover
 from harness.runner import _spread_deals, run_league
 from harness.store import Store
 
@@ -55,7 +55,7 @@ def assert_never_recognised(db: Path, played: int, league_size: int) -> None:
 def test_a_pool_never_hands_a_process_a_deal_it_has_played():
     """Three seatings of one deal take three processes of the bot; each goes
     on to the next deal, so three processes play all of it."""
-    pool = BotPool(discover([TEST_BOTS]), Limits(decision_s=2.0, startup_s=10.0))
+    pool = BotPool(discover([TEST_BOTS]), Limits(decision_ms=2000, startup_ms=10000))
     seatings = [["deal_memory", "random", "random"], ["random", "deal_memory", "random"],
                 ["random", "random", "deal_memory"]]
     try:
@@ -78,7 +78,7 @@ def test_a_pool_never_hands_a_process_a_deal_it_has_played():
 
 def test_spread_deals_keeps_the_matches_and_puts_different_deals_side_by_side():
     def match(deal: int, seating: int) -> ScheduledMatch:
-        return ScheduledMatch(f"{deal}-{seating}", deal, 100 + deal, (str(seating),))
+        return ScheduledMatch(f"{deal}-{seating}", deal, (str(seating),))
 
     schedule = [match(deal, seating) for deal in range(7) for seating in range(3)]
     del schedule[4]  # 1-1, stored by an earlier run: deal 1 has two seatings left

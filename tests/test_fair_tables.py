@@ -30,7 +30,7 @@ from harness.league import (
     load_league,
 )
 from harness.match import Limits
-from harness.ratings import ELO_PER_UNIT, RowTuples, rating_fit
+from harness.stats.ratings import ELO_PER_UNIT, RowTuples, rating_fit
 
 ROOT = Path(__file__).resolve().parent.parent
 TEST_BOTS = Path(__file__).parent / "bots"
@@ -416,7 +416,7 @@ def test_a_league_stored_with_the_old_default_is_told_how_to_go_on(tmp_path, bot
 
 
 def test_versus_notes_the_same_code_under_another_name(capsys):
-    from harness.cli_results import _warn_twins
+    from harness.cli.results import _warn_twins
 
     _warn_twins(["heuristic@abc", "heuristic2@abc", "search@def"], ("search@def", "heuristic@abc"))
     err = capsys.readouterr().err

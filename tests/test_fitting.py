@@ -1,4 +1,4 @@
-"""bots.search.fitting: the fitted evaluations in the repo can be refitted
+"""bots.search.lab.fitting: the fitted evaluations in the repo can be refitted
 from heuristic self-play with one command, and the weights the search plays
 with still fit the data that command makes."""
 
@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-import bots.search.fitting as fitting
+import bots.search.lab.fitting as fitting
 
 
 def test_newton_recovers_the_weights_that_made_the_data():

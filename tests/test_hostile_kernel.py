@@ -38,10 +38,10 @@ from pathlib import Path
 import psutil
 import pytest
 
-from harness.catalog import default_cache_dir
 from harness.league import load_league
+from harness.proc.catalog import default_cache_dir
+from harness.proc.sandbox import Sandbox, _own_cgroup, probe
 from harness.runner import run_league
-from harness.sandbox import Sandbox, _own_cgroup, probe
 from harness.store import Store
 
 ROOT = Path(__file__).resolve().parent.parent

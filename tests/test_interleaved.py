@@ -4,18 +4,18 @@ matches as one at a time, faults included, with the waits overlapped."""
 from __future__ import annotations
 
 import random
-import time
 from concurrent.futures import Future
 from pathlib import Path
 
 import pytest
 
-from harness.botproc import BotClient, BotState, FakeTransport
-from harness.catalog import discover
 from harness.match import BotPool, Limits, match_steps, play_interleaved, run_match
+from harness.proc.botproc import BotClient, BotState, BotTimeout, FakeTransport
+from harness.proc.catalog import discover
+from tests.helpers import wait_until
 
 BOTS_DIR = Path(__file__).parent / "bots"
-LIMITS = Limits(decision_s=0.5, startup_s=5.0)
+LIMITS = Limits(decision_ms=500, startup_ms=5000)
 
 
 def _pool() -> BotPool:
@@ -56,23 +56,45 @@ def test_interleaved_matches_are_the_matches_played_one_at_a_time():
     assert kinds == [None, "crash", "bad_message", "illegal_action", None]
 
 
-def test_interleaved_timeouts_overlap_and_the_other_matches_play_on():
+def test_interleaved_timeouts_overlap_and_the_other_matches_play_on(monkeypatch):
+    """Each sleeper is asked before any sleeper's deadline passes: the four
+    waits overlap. Checked by the order of the asks and the timeouts, not by
+    the clock (one at a time, each timeout would come before the next ask).
+    A deadline of 2 s leaves a loaded machine time to reach all four asks."""
+    events: list[tuple[str, BotClient]] = []
+    ask, answer = BotClient.ask, BotClient.answer
+
+    def logged_ask(self, *args, **kwargs):
+        events.append(("ask", self))
+        return ask(self, *args, **kwargs)
+
+    def logged_answer(self, ready):
+        try:
+            return answer(self, ready)
+        except BotTimeout:
+            events.append(("timeout", self))
+            raise
+
+    monkeypatch.setattr(BotClient, "ask", logged_ask)
+    monkeypatch.setattr(BotClient, "answer", logged_answer)
     lineups = [["faulty_sleep", "random", "random"] for _ in range(4)] + [["random"] * 3]
-    pool = _pool()
+    pool = BotPool(discover([BOTS_DIR]), Limits(decision_ms=2000, startup_ms=30000))
     try:
-        warm = [pool.acquire(bot) for bots in lineups for bot in bots]  # starts not timed
+        warm = [pool.acquire(bot) for bots in lineups for bot in bots]  # started before play
         for client in warm:
             pool.release(client)
-        started = time.monotonic()
         results = _interleaved(lineups, pool, in_flight=5)
-        took = time.monotonic() - started
     finally:
         pool.close()
     assert [r.faults[0].kind for r in results[:4]] == ["timeout"] * 4
     assert not any(results[4].faults) and results[4].decisions > 50
-    # one at a time the four deadlines alone would take at least 4 x 0.5 s;
-    # together they take about one (the rest is margin for a loaded machine)
-    assert took < 4 * LIMITS.decision_s, took
+    timed_out = [(i, client) for i, (kind, client) in enumerate(events) if kind == "timeout"]
+    assert len({id(client) for _, client in timed_out}) == 4, timed_out
+    first_timeout = timed_out[0][0]
+    for _, sleeper in timed_out:
+        last_ask = max(i for i, (kind, client) in enumerate(events)
+                       if kind == "ask" and client is sleeper)
+        assert last_ask < first_timeout, "a sleeper was asked only after another timed out"
 
 
 def test_a_match_that_raises_is_reported_and_the_others_finish():
@@ -138,13 +160,12 @@ def test_stopping_early_ends_the_matches_still_in_play():
         # the bots of every match that ended (another may have ended in the
         # same wake-up as the first, unreported) are back in the pool
         assert len(idle) in (3, 6, 9) and not any(first.faults)
-        deadline = time.monotonic() + 5
-        while time.monotonic() < deadline:
-            others = {p.pid for p in psutil.Process().children() if p.is_running()
-                      and p.status() != psutil.STATUS_ZOMBIE} - idle
-            if not others:
-                break
-            time.sleep(0.05)
-        assert not others, "bots of the unfinished matches are still running"
+
+        def others():
+            return {p.pid for p in psutil.Process().children() if p.is_running()
+                    and p.status() != psutil.STATUS_ZOMBIE} - idle
+
+        wait_until(lambda: not others(), "the bots of the unfinished matches to end",
+                   describe=others)
     finally:
         pool.close()

@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+import ast
+import dataclasses
 import itertools
+import shutil
 from collections import Counter
 from pathlib import Path
 
 import pytest
 
 from harness.league import LeagueFileError, load_league
+from harness.limits import DEFAULT_LIMITS, Limits
 
 GOOD = """
 name = "t"
@@ -65,10 +69,10 @@ def test_schedule_is_duplicate_deals_in_every_rotation(tmp_path):
     assert len({m.match_id for m in matches}) == len(matches)
     for deal in range(4):
         seatings = [m.seats for m in matches if m.deal == deal]
-        assert len({m.seed for m in matches if m.deal == deal}) == 1, "one deal, one seed"
         seat_counts = Counter((seat, bot) for seats in seatings for seat, bot in enumerate(seats))
         # every bot meets the deal from every seat
         assert {seat for seat, bot in seat_counts if bot.startswith("heuristic")} == {0, 1, 2}
+    assert len({league.deal_seed(deal, "00" * 32) for deal in range(4)}) == 4, "each deal its cards"
     again = list(load_league(write(tmp_path, GOOD)).schedule())
     assert [m.match_id for m in again] == [m.match_id for m in matches], "stable IDs"
 
@@ -108,13 +112,13 @@ LEAGUE_FILES = sorted((Path(__file__).resolve().parent.parent / "leagues").glob(
 def test_shipped_league_runs_to_a_rating_table(path, tmp_path):
     """Each shipped league loads, and one deal of it plays with real bot
     processes to a rating table with every bot in it."""
-    from harness.ratings import rate
     from harness.runner import run_league
+    from harness.stats.ratings import rate
     from harness.store import Store
 
     league = load_league(str(path))
     assert league.size() >= 50, "a shipped league should say something"
-    league.deals = 1
+    league = dataclasses.replace(league, deals=1)
     store = Store(tmp_path / "r.db")
     summary = run_league(league, store, workers=1, engine="inline")
     assert summary.played == league.size() and summary.faulted == 0
@@ -155,3 +159,49 @@ seed = 2
         pairings.add(frozenset(frozenset(seats[s] for s in team) for team in teams))
     assert len(pairings) == 3, "A+B/C+D, A+C/B+D and A+D/B+C"
     assert len(league.seatings(table)) == 24  # balanced: every seating, so each partnership 8 times
+
+
+# ---- limits: one definition, in milliseconds all the way to the bot -----------------------
+def test_a_loaded_league_cannot_be_changed(tmp_path):
+    league = load_league(write(tmp_path, GOOD))
+    for name, value in (("deals", 1), ("seed", None), ("limits", Limits()), ("bots", [])):
+        with pytest.raises(dataclasses.FrozenInstanceError):
+            setattr(league, name, value)
+    assert (league.deals, league.seed, league.limits.decision_ms) == (4, 5, 500)
+    assert len(league.bots) == 2
+
+
+def test_a_league_file_without_limits_gets_the_one_definitions_defaults(tmp_path):
+    league = load_league(write(tmp_path, GOOD.replace("[limits]\ndecision_ms = 500\n", "")))
+    assert league.limits == DEFAULT_LIMITS and league.limits.decision_ms == 1000
+
+
+def test_a_bot_is_told_the_league_files_milliseconds_exactly(tmp_path):
+    """1005 ms in the league file is 1005 in the bot's ``start`` message (as
+    the bot decoded it) and in each ``act``'s time_left_ms: no trip through
+    seconds on the way (int(1005 / 1000 * 1000) is 1004)."""
+    from harness.match import BotPool, run_match
+    from harness.proc.sandbox import Sandbox
+
+    record = tmp_path / "starts.txt"
+    shutil.copyfile(Path(__file__).parent / "bots" / "faulty.py", tmp_path / "faulty.py")
+    (tmp_path / "told.toml").write_text(
+        f'name = "told"\ncommand = ["{{python}}", "faulty.py", "record_start"]\n'
+        f'files = ["faulty.py"]\n[env]\nRECORD_START_FILE = "{record}"\n')
+    text = GOOD.replace('["random", "heuristic"]', '["told", "random"]').replace(
+        "decision_ms = 500", "decision_ms = 1005\nstartup_ms = 4321")
+    league = load_league(write(tmp_path, text), [tmp_path])
+    assert league.limits.decision_ms == 1005
+    pool = BotPool(league.specs, league.limits, Sandbox("none"))
+    sent: list[dict] = []
+    pool.trace = lambda way, bot, message: sent.append(message) if way == "to" else None
+    try:
+        result = run_match("limit", 1, ["told", "random", "random"], pool, "told-ms")
+    finally:
+        pool.close()
+    assert result.faults == [None] * 3
+    start = ast.literal_eval(record.read_text().splitlines()[0])
+    assert start["limits"]["decision_ms"] == 1005 and type(start["limits"]["decision_ms"]) is int
+    assert start["limits"]["startup_ms"] == 4321
+    times = [m["time_left_ms"] for m in sent if m.get("type") == "act"]
+    assert times and set(times) == {1005}

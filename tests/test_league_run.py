@@ -9,7 +9,6 @@ import sqlite3
 import subprocess
 import sys
 import threading
-import time
 from pathlib import Path
 
 import psutil
@@ -18,6 +17,7 @@ import pytest
 from harness.league import load_league
 from harness.runner import run_league
 from harness.store import Store
+from tests.helpers import wait_until
 
 TEST_BOTS = Path(__file__).parent / "bots"
 ROOT = Path(__file__).resolve().parent.parent
@@ -100,13 +100,6 @@ class BotWatch:
         return running
 
 
-def wait_for(predicate, timeout: float, what: str) -> None:
-    deadline = time.monotonic() + timeout
-    while not predicate():
-        assert time.monotonic() < deadline, f"timed out waiting for {what}"
-        time.sleep(0.2)
-
-
 @pytest.mark.slow
 def test_ray_league_reuses_bot_processes_and_ranks_a_weaker_copy_below(tmp_path):
     path = league_file(tmp_path, "strength", ["random", "heuristic_half", "heuristic"], deals=40)
@@ -123,7 +116,7 @@ def test_ray_league_reuses_bot_processes_and_ranks_a_weaker_copy_below(tmp_path)
     assert summary.process_starts <= 24, summary.process_starts
     assert summary.process_starts / summary.played <= 0.2
     assert sorted(stored_ids(db, "strength")) == sorted(m.match_id for m in league.schedule())
-    from harness.ratings import rate
+    from harness.stats.ratings import rate
 
     table = rate(list(store.seat_rows("strength")))
     names = [row.bot.split("@")[0] for row in table]
@@ -147,8 +140,8 @@ def test_sigkill_mid_run_then_resume_gives_exactly_the_schedule(tmp_path):
     first = run_cli(["run", path, "--db", str(db), "-q"])
     try:
         with BotWatch(first.pid) as killed_bots:
-            wait_for(lambda: db.exists() and len(stored_ids(db, "killed")) >= 20, 120,
-                     "20 results")
+            wait_until(lambda: db.exists() and len(stored_ids(db, "killed")) >= 20,
+                       "20 results", timeout=120)
     finally:
         first.send_signal(signal.SIGKILL)
         first.wait()
@@ -169,8 +162,8 @@ def test_sigkill_mid_run_then_resume_gives_exactly_the_schedule(tmp_path):
         seats = conn.execute("SELECT COUNT(*) FROM seats").fetchone()[0]
         replays = conn.execute("SELECT COUNT(*) FROM replays").fetchone()[0]
     assert seats == 3 * len(schedule) and replays == len(schedule), "a match was half-written"
-    wait_for(lambda: not killed_bots.alive() and not resumed_bots.alive(), 30,
-             "bot processes of the killed run and of the second run to exit")
+    wait_until(lambda: not killed_bots.alive() and not resumed_bots.alive(),
+               "bot processes of the killed run and of the second run to exit")
 
 
 @pytest.mark.slow
@@ -179,8 +172,8 @@ def test_ctrl_c_stops_cleanly_and_says_how_to_resume(tmp_path):
     db = tmp_path / "results.db"
     run = run_cli(["run", path, "--db", str(db), "-q"])
     with BotWatch(run.pid) as bots:
-        wait_for(lambda: db.exists() and len(stored_ids(db, "interrupted")) >= 8, 120,
-                 "8 results")
+        wait_until(lambda: db.exists() and len(stored_ids(db, "interrupted")) >= 8,
+                   "8 results", timeout=120)
         status = run_cli(["status", "--db", str(db)]).communicate(timeout=60)[0]
         line = next(row for row in status.splitlines() if row.startswith("interrupted"))
         done, in_flight, remaining = map(int, line.split()[2:5])
@@ -199,7 +192,7 @@ def test_ctrl_c_stops_cleanly_and_says_how_to_resume(tmp_path):
         assert conn.execute("SELECT COUNT(*) FROM seats").fetchone()[0] == 3 * stored
         state = conn.execute("SELECT state FROM runs").fetchone()[0]
     assert state == "interrupted"
-    wait_for(lambda: not bots.alive(), 30, "bot processes to exit")
+    wait_until(lambda: not bots.alive(), "bot processes to exit", describe=bots.alive)
 
 
 @pytest.mark.slow
@@ -224,7 +217,7 @@ def test_a_mixed_team_league_rates_each_bot_by_what_it_adds(tmp_path):
             assert len({r["rank"] for r in seats if r["team"] == team}) == 1
     assert any(len({r["bot"] for r in seats if r["team"] == 0}) == 2 for seats in by_match.values()), \
         "mixed partnerships were played"
-    from harness.ratings import rate
+    from harness.stats.ratings import rate
 
     table = rate(rows)
     assert table[0].bot.startswith("heuristic@")
@@ -250,8 +243,8 @@ def test_a_worker_that_dies_is_replaced_and_no_match_is_lost(tmp_path, monkeypat
     db = tmp_path / "r.db"
 
     def kill_a_worker_mid_run():
-        wait_for(lambda: engines and db.exists() and len(stored_ids(db, "dying")) >= 20, 120,
-                 "20 results")
+        wait_until(lambda: engines and db.exists() and len(stored_ids(db, "dying")) >= 20,
+                   "20 results", timeout=120)
         engines[0].ray.kill(engines[0].workers[0])
 
     killer = threading.Thread(target=kill_a_worker_mid_run)
@@ -262,7 +255,7 @@ def test_a_worker_that_dies_is_replaced_and_no_match_is_lost(tmp_path, monkeypat
     assert engines[0].replacements == 1
     assert sorted(stored_ids(db, "dying")) == sorted(m.match_id for m in league.schedule())
     assert summary.played == league.size()
-    wait_for(lambda: not bots.alive(), 30, "the dead worker's bots to exit")
+    wait_until(lambda: not bots.alive(), "the dead worker's bots to exit", describe=bots.alive)
 
 
 def test_a_harness_error_in_one_match_does_not_end_the_run(tmp_path, monkeypatch):

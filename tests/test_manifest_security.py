@@ -20,8 +20,9 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from harness import catalog
-from harness.catalog import (
+from harness.league import LeagueFileError, load_league
+from harness.proc import catalog
+from harness.proc.catalog import (
     MAX_BOT_FILES,
     MAX_FILE_BYTES,
     BotCache,
@@ -30,7 +31,6 @@ from harness.catalog import (
     load_manifest,
     resolve,
 )
-from harness.league import LeagueFileError, load_league
 
 ROOT = Path(__file__).resolve().parent.parent
 BOT = "import sys\nsys.exit(0)\n"
@@ -119,7 +119,7 @@ def test_the_repositorys_own_manifests_may_reach_the_repository_and_no_others():
 RSS_PROBE = """
 import sys
 from pathlib import Path
-from harness.catalog import ManifestError, load_manifest
+from harness.proc.catalog import ManifestError, load_manifest
 spec = load_manifest(Path(sys.argv[1]))
 for read in (spec.bundle, spec.version_hash):
     try:
@@ -233,7 +233,7 @@ def test_a_name_outside_the_charset_is_refused_and_shown_escaped(tmp_path, name)
 
 
 def test_every_shipped_and_test_manifest_has_a_usable_name():
-    bots, problems = discover_all([ROOT / "tests" / "bots", ROOT / "harness" / "bench_bots"])
+    bots, problems = discover_all([ROOT / "tests" / "bots", ROOT / "harness" / "bench" / "bots"])
     assert not problems
     assert {"random", "heuristic", "search", "js_random", "trivial_a", "faulty_exit"} <= set(bots)
 
@@ -340,7 +340,7 @@ def test_an_altered_copy_is_rebuilt_and_logged(cached, caplog, change, in_a_new_
     tamper(target, data)
     if in_a_new_process:  # no listing remembered: the files are hashed
         catalog._VERIFIED.clear()
-    with caplog.at_level(logging.WARNING, logger="harness.catalog"):
+    with caplog.at_level(logging.WARNING, logger="harness.proc.catalog"):
         assert cache.materialise("alice", bundle) == copy
     assert (copy / "lib" / "util.py").read_text() == "ANSWER = 42\n"
     assert not (copy / "lib" / "evil.py").exists()
@@ -355,7 +355,7 @@ def test_an_intact_copy_is_used_as_it_is(cached, caplog):
     for forget in (False, True):
         if forget:
             catalog._VERIFIED.clear()
-        with caplog.at_level(logging.WARNING, logger="harness.catalog"):
+        with caplog.at_level(logging.WARNING, logger="harness.proc.catalog"):
             assert cache.materialise("alice", bundle) == copy
     assert (copy / "bot.py").stat().st_ino == stamp and not caplog.records
 
@@ -364,7 +364,7 @@ def test_a_copy_without_a_seal_is_rebuilt(cached, caplog):
     cache, bundle, copy = cached
     (cache.root / ".seals" / f"{copy.name}.json").unlink()
     catalog._VERIFIED.clear()
-    with caplog.at_level(logging.WARNING, logger="harness.catalog"):
+    with caplog.at_level(logging.WARNING, logger="harness.proc.catalog"):
         cache.materialise("alice", bundle)
     assert "has no seal" in caplog.records[0].getMessage()
     assert (cache.root / ".seals" / f"{copy.name}.json").exists()
@@ -388,7 +388,7 @@ def test_a_pool_runs_the_genuine_code_after_its_copy_was_altered(tmp_path):
     """End to end: the cached copy of random crashes when altered; the pool
     starts a process that completes its handshake."""
     from harness.match import BotPool, Limits
-    from harness.sandbox import Sandbox
+    from harness.proc.sandbox import Sandbox
 
     spec = resolve("random")
     bundle = spec.bundle()
@@ -405,7 +405,7 @@ def test_a_pool_runs_the_genuine_code_after_its_copy_was_altered(tmp_path):
 
 # ---- nothing runs a league's bots unsandboxed unasked ---------------------------------------
 def test_the_decision_bench_runs_only_its_own_bots_unsandboxed(tmp_path, monkeypatch, capsys):
-    from harness import bench_decisions as bench
+    from harness.bench import decisions as bench
 
     entrant(tmp_path / "entrants" / "stranger", "stranger")
     monkeypatch.setenv("LEAGUE_BOT_PATH", str(tmp_path / "entrants"))

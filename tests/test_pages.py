@@ -32,10 +32,10 @@ import pytest
 
 from harness.league import load_league
 from harness.replay import replay_game
-from harness.replay_html import write_replay_html
-from harness.report import checkpoints, nice_ticks, write_report
 from harness.runner import run_league
 from harness.store import Store
+from harness.web.replay_html import write_replay_html
+from harness.web.report import checkpoints, nice_ticks, write_report
 
 TEST_BOTS = Path(__file__).parent / "bots"
 BOTS = ["random", "heuristic", "faulty_exit"]

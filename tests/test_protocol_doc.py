@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from harness.catalog import load_manifest
 from harness.match import BotPool, Limits, run_match
+from harness.proc.catalog import load_manifest
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -21,10 +21,10 @@ def test_the_documented_example_bot_plays_without_faults(tmp_path):
     (tmp_path / "first.toml").write_text(
         'name = "first"\ncommand = ["{python}", "first.py"]\ngames = "*"\n')
     spec = load_manifest(tmp_path / "first.toml")
-    from harness.catalog import discover
+    from harness.proc.catalog import discover
 
     specs = {**discover(), "first": spec}
-    limits = Limits(decision_s=2.0, startup_s=10.0)
+    limits = Limits(decision_ms=2000, startup_ms=10000)
     pool = BotPool(specs, limits)
     try:
         for game in ("limit", "tateyoko"):
@@ -42,12 +42,12 @@ def test_a_javascript_bot_plays_every_game_through_the_protocol():
     import shutil
 
     from games import get_game, implemented_games
-    from harness.catalog import discover
+    from harness.proc.catalog import discover
 
     if shutil.which("node") is None:
         pytest.skip("node is not installed")
     specs = discover()
-    limits = Limits(decision_s=5.0, startup_s=15.0)
+    limits = Limits(decision_ms=5000, startup_ms=15000)
     pool = BotPool(specs, limits)
     try:
         for game in implemented_games():
@@ -62,8 +62,8 @@ def test_a_javascript_bot_plays_every_game_through_the_protocol():
 
 
 def test_the_security_model_lists_the_syscall_filter_as_it_is():
-    from harness import seccomp
+    from harness.proc import seccomp
 
     text = (Path(__file__).resolve().parent.parent / "PROTOCOL.md").read_text()
     assert seccomp.describe().strip() in text, \
-        "PROTOCOL.md's filter list is stale: paste harness.seccomp.describe() into it"
+        "PROTOCOL.md's filter list is stale: paste harness.proc.seccomp.describe() into it"

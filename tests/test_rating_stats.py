@@ -17,8 +17,8 @@ from typer.testing import CliRunner
 
 import harness.store as store_module
 from harness.cli import app
-from harness.ratings import RowTuples, Tallies, comparisons, head_to_head, rating_fit
 from harness.records import Fault, MatchResult, ThinkTime
+from harness.stats.ratings import RowTuples, Tallies, comparisons, head_to_head, rating_fit
 from harness.store import RATING_TABLES, Store
 from tests.test_ratings import row, synthetic_matches
 

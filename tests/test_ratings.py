@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from harness.ratings import (
+from harness.stats.ratings import (
     ELO_PER_UNIT,
     _resamples,
     comparisons,
@@ -209,7 +209,7 @@ def test_empty_results_give_an_empty_table():
 
 
 def test_match_ids_that_collide_in_hash_are_still_told_apart(monkeypatch):
-    import harness.ratings as ratings
+    import harness.stats.ratings as ratings
 
     rows = synthetic_matches({"a": 0.5, "b": 0.0, "c": -0.5}, 60, 3, seed=13, deals=6)
     expected = rate(rows)
@@ -221,7 +221,7 @@ def test_match_ids_that_collide_in_hash_are_still_told_apart(monkeypatch):
 def test_the_first_k_matches_to_finish_rate_as_if_only_they_were_read(deals):
     """The report's convergence chart: one read, then each prefix of the
     finishing order fitted from it, bots that had not played yet left out."""
-    from harness.ratings import FinishOrder
+    from harness.stats.ratings import FinishOrder
 
     rows = synthetic_matches({"a": 0.5, "b": 0.0, "c": -0.5, "d": 0.2}, 1600, 3, seed=14,
                              deals=deals)
@@ -248,7 +248,7 @@ def test_the_first_k_matches_to_finish_rate_as_if_only_they_were_read(deals):
 
 
 def test_a_match_stored_after_the_finishing_order_was_read_is_in_no_prefix():
-    from harness.ratings import FinishOrder
+    from harness.stats.ratings import FinishOrder
 
     rows = synthetic_matches({"a": 0.5, "b": 0.0, "c": -0.5}, 30, 3, seed=15, deals=5)
     finished = sorted({r["match_id"] for r in rows})
@@ -258,7 +258,7 @@ def test_a_match_stored_after_the_finishing_order_was_read_is_in_no_prefix():
 
 
 def test_no_rows_give_no_prefixes():
-    from harness.ratings import FinishOrder
+    from harness.stats.ratings import FinishOrder
 
     assert rate(FinishOrder([], []).first(3)) == []
     rows = synthetic_matches({"a": 0.5, "b": 0.0}, 10, 2, seed=18, deals=3)
@@ -267,7 +267,7 @@ def test_no_rows_give_no_prefixes():
 
 @pytest.mark.parametrize("deals", [None, 6])
 def test_rows_as_tuples_rate_as_the_same_rows_as_dicts(deals):
-    from harness.ratings import RowTuples
+    from harness.stats.ratings import RowTuples
 
     rows = synthetic_matches({"a": 0.5, "b": 0.0, "c": -0.5}, 90, 3, seed=16, deals=deals)
     columns = tuple(rows[0])
@@ -278,8 +278,8 @@ def test_rows_as_tuples_rate_as_the_same_rows_as_dicts(deals):
 
 
 def test_prefixes_tell_apart_matches_whose_ids_collide_in_hash(monkeypatch):
-    import harness.ratings as ratings
-    from harness.ratings import FinishOrder
+    import harness.stats.ratings as ratings
+    from harness.stats.ratings import FinishOrder
 
     rows = synthetic_matches({"a": 0.5, "b": 0.0, "c": -0.5}, 60, 3, seed=17, deals=6)
     finished = sorted({r["match_id"] for r in rows}, reverse=True)
@@ -315,7 +315,7 @@ def test_sparse_resamples_reach_the_root_of_the_penalised_score(seed):
 def test_the_outer_product_shortcut_gives_the_same_fit(monkeypatch):
     """Small designs build the information from each row's flattened x x'
     (one matrix product); large ones, past OUTER_VALUES, the plain way."""
-    import harness.ratings as ratings
+    import harness.stats.ratings as ratings
 
     rows = synthetic_matches({f"b{i}": 0.3 * i for i in range(6)}, 200, 4, seed=5, deals=25)
     fast = rating_fit(rows, samples=40)
@@ -348,7 +348,7 @@ def test_every_pair_s_interval_and_los_tell_the_same_story(bots, players, matche
     when LOS is above 97.5%, below 0 exactly when it is under 2.5% (the
     bootstrap-or-Laplace interval beside a Laplace LOS disagreed for up to
     11% of adjacent pairs: +52 [+1, +104] with LOS 88.2%)."""
-    from harness.ratings import t_cdf, t_quantile
+    from harness.stats.ratings import t_cdf, t_quantile
 
     players = min(players, bots)
     strengths = {f"b{i}": s for i, s in enumerate(np.linspace(-spread, spread, bots))}
@@ -369,7 +369,7 @@ def test_every_pair_s_interval_and_los_tell_the_same_story(bots, players, matche
 
 def test_students_t_matches_scipy():
     stats = pytest.importorskip("scipy.stats")
-    from harness.ratings import t_cdf, t_quantile
+    from harness.stats.ratings import t_cdf, t_quantile
 
     for dof in (1, 2, 3, 4.5, 5, 6, 9, 24, 300, 10**5, math.inf):
         assert t_quantile(0.975, dof) == pytest.approx(stats.t.ppf(0.975, dof), rel=1e-10)
@@ -391,7 +391,7 @@ def test_one_deal_gives_the_model_s_interval_widened_by_t():
     """After one deal nothing measures how the deal correlates its matches:
     the interval is the model's (Firth's curvature, Plackett-Luce
     correlations), read through t with 5 degrees of freedom."""
-    import harness.ratings as ratings
+    import harness.stats.ratings as ratings
 
     rows = synthetic_matches({"a": 0.6, "b": 0.2, "c": -0.1, "d": -0.7}, 60, 3, seed=4, deals=1)
     fit = rating_fit(rows)

@@ -1,6 +1,6 @@
 """Calibration: leagues simulated from known strengths, fitted by the table.
 
-The simulator (``harness.ratings_calibration``) plays the project's
+The simulator (``harness.bench.ratings_calibration``) plays the project's
 schedules or sparse random tables, with seat luck shared by the matches of a
 deal as duplicate deals share their cards. For each setting the test fits
 ``replications`` leagues and checks that the fitted Elo (relative to the
@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from harness.ratings_calibration import (
+from harness.bench.ratings_calibration import (
     ELO_PER_UNIT,
     GROWTH_SETTINGS,
     GROWTH_SIZES,
@@ -47,7 +47,7 @@ SETTINGS = [
 
 
 def rate_table(rows: list[dict[str, Any]]) -> list[Any]:
-    from harness.ratings import rate
+    from harness.stats.ratings import rate
 
     return rate(rows)
 
@@ -77,7 +77,7 @@ def test_point_estimates_agree_with_choix_plackett_luce(setting):
     against its own intervals."""
     import choix
 
-    from harness.ratings import rating_fit
+    from harness.stats.ratings import rating_fit
 
     names = [f"b{i:02d}" for i in range(setting.bots)]
     ours, theirs, half = [], [], []
@@ -109,7 +109,7 @@ def finishing_orders(rows: list[dict[str, Any]]) -> list[list[int]]:
 
 # ---- leagues as they grow (issue 45) -------------------------------------------------
 def rating_fit(rows: Any) -> Any:
-    from harness.ratings import rating_fit as fit
+    from harness.stats.ratings import rating_fit as fit
 
     return fit(rows)
 
@@ -188,8 +188,8 @@ def test_the_table_help_states_how_often_a_100_point_gap_finishes_ahead(setting,
     each kind of league is how often A's side finishes ahead of B's side
     (same partners otherwise), and the table reads the gap per member:
     100, not the 200 between two teams of copies."""
-    from harness.cli_results import TABLE_HELP, _ahead
-    from harness.ratings import rating_fit
+    from harness.cli.results import TABLE_HELP, _ahead
+    from harness.stats.ratings import rating_fit
 
     truth = {f"b{i:02d}": elo for i, elo in enumerate(setting.truth())}
     ahead, fitted = [], []

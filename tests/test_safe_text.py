@@ -1,4 +1,4 @@
-"""Bots' text is escaped wherever it is shown (harness.safe_text), and stored
+"""Bots' text is escaped wherever it is shown (harness.proc.safe_text), and stored
 as it came. The end-to-end test plays a real league with a bot whose stderr
 and ``hello`` name hold terminal escape sequences, then runs every command
 that shows them."""
@@ -16,8 +16,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from harness.replay_html import esc
-from harness.safe_text import printable
+from harness.proc.safe_text import printable
+from harness.web.page import esc
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -5,15 +5,16 @@ from __future__ import annotations
 
 import os
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
 
-from harness.catalog import BotCache, ManifestError, load_manifest
 from harness.cli import app
 from harness.league import LeagueFileError, load_league
-from harness.sandbox import ResourceLimits, Sandbox, SandboxUnavailable, probe
+from harness.proc.catalog import BotCache, ManifestError, load_manifest
+from harness.proc.sandbox import ResourceLimits, Sandbox, SandboxUnavailable, probe
 from harness.store import Store
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -84,7 +85,7 @@ def test_the_cache_materialises_a_version_once_read_only(tmp_path):
 
 
 def test_the_heuristic_version_covers_the_engines_it_imports():
-    from harness.catalog import resolve
+    from harness.proc.catalog import resolve
 
     files = [f[0] for f in resolve("heuristic").bundle().files]
     assert "games/limit.py" in files and "bots/heuristics/limit.py" in files
@@ -115,27 +116,26 @@ def test_deals_are_secret_per_database_and_stable_across_resumes(tmp_path):
     path.write_text(LEAGUE)
     league = load_league(str(path))
     assert league.seed is None
-    with pytest.raises(LeagueFileError, match="no public seed"):
-        league.deal_seed(0)
     key = Store(tmp_path / "a.db").league_secret("s")
     assert Store(tmp_path / "a.db").league_secret("s") == key, "a resume gets the same deals"
-    assert Store(tmp_path / "b.db").league_secret("s") != key
-    league.secret = key
-    seeds = [league.deal_seed(d) for d in range(3)]
-    ids = [m.match_id for m in league.schedule()]
-    public = load_league(str(path))
-    public.seed = 0
-    assert seeds != [public.deal_seed(d) for d in range(3)]
-    public.secret, public.seed = key, None
-    assert [m.match_id for m in public.schedule()] == ids, "IDs do not depend on the deal"
+    other = Store(tmp_path / "b.db").league_secret("s")
+    assert other != key
+    seeds = [league.deal_seed(d, key) for d in range(3)]
+    assert seeds == [load_league(str(path)).deal_seed(d, key) for d in range(3)]
+    assert seeds != [league.deal_seed(d, other) for d in range(3)], "another database, other deals"
+    public = replace(league, seed=0)
+    assert seeds != [public.deal_seed(d, key) for d in range(3)]
+    assert [m.match_id for m in public.schedule()] == [m.match_id for m in league.schedule()], \
+        "IDs do not depend on the deal"
+    assert key not in repr(league) and key not in repr(vars(league)), "a league holds no key"
     assert (tmp_path / "a.db").stat().st_mode & 0o077 == 0, "results are private"
 
 
 def test_a_public_seed_gives_the_same_deals_everywhere(tmp_path):
     path = tmp_path / "l.toml"
     path.write_text(LEAGUE + "seed = 4\n")
-    assert [load_league(str(path)).deal_seed(d) for d in range(3)] == \
-        [load_league(str(path)).deal_seed(d) for d in range(3)]
+    assert [load_league(str(path)).deal_seed(d, "00" * 32) for d in range(3)] == \
+        [load_league(str(path)).deal_seed(d, "11" * 32) for d in range(3)], "whatever the database"
 
 
 def test_play_ids_say_nothing_of_the_seed_yet_repeat(tmp_path, monkeypatch):
@@ -229,8 +229,8 @@ def test_a_sandboxed_bot_sees_only_its_own_world(tmp_path):
 
 @needs_bwrap
 def test_a_sandbox_refuses_nothing_it_needs_to_run_the_reference_bots(tmp_path):
-    from harness.catalog import discover
     from harness.match import BotPool, Limits, run_match
+    from harness.proc.catalog import discover
 
     specs = discover()
     pool = BotPool({n: specs[n] for n in ("random", "heuristic", "js_random")}, Limits(),
@@ -292,7 +292,7 @@ def test_slots_left_by_a_killed_run_are_swept_and_live_ones_kept(tmp_path):
     """A run killed with SIGKILL cannot remove its bot slots; the next one
     removes them (a pid given to a new process once named them), but never
     a live process's slot or one that still holds a process."""
-    from harness.sandbox import sweep_stale_slots
+    from harness.proc.sandbox import sweep_stale_slots
 
     dead = _dead_pid()
     stale = [tmp_path / f"card-league-{dead}-1", tmp_path / f"card-league-{dead}-a1b2c3-0",
@@ -310,7 +310,7 @@ def test_slots_left_by_a_killed_run_are_swept_and_live_ones_kept(tmp_path):
 def test_a_new_slot_does_not_collide_with_a_killed_runs_slot():
     """Slot names carry a per-process token: a leftover slot named with this
     very pid (a killed run whose pid came back) is no obstacle."""
-    from harness import sandbox
+    from harness.proc import sandbox
 
     if not probe().cgroups:
         pytest.skip("no cgroup-v1 control groups here: slots are rlimits only")
@@ -339,7 +339,7 @@ def test_weaker_limits_are_refused_unless_accepted():
 
 @pytest.mark.skipif(os.geteuid() != 0, reason="uids of their own need a harness running as root")
 def test_each_slot_claims_a_uid_of_its_own_and_gives_it_back():
-    from harness.sandbox import SLOT_UID_BASE, SlotUid
+    from harness.proc.sandbox import SLOT_UID_BASE, SlotUid
 
     slots = [SlotUid() for _ in range(50)]
     uids = {slot.uid for slot in slots}

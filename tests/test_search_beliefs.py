@@ -1,4 +1,5 @@
-"""The search's opponent model for kings_order (bots.search.beliefs): what
+"""The search's opponent model for kings_order
+(bots.search.games.kings_order.beliefs): what
 it infers holds for heuristic players, its fast check agrees with the
 heuristic's own code, and the worlds it deals again still fit the seat's
 view."""
@@ -11,7 +12,8 @@ import pytest
 
 from bots.heuristics import load
 from bots.heuristics.kings_order import _Model, _play_value
-from bots.search.beliefs import EPSILON, KingsOrderRefiner, _turns, played_like
+from bots.search.core import beliefs as fit_record
+from bots.search.games.kings_order.beliefs import EPSILON, KingsOrderRefiner, _turns, played_like
 from games import get_game
 from games.determinize import from_observation, kings_order_bounds
 from games.kings_order import sort_hand
@@ -135,7 +137,7 @@ def test_refined_worlds_keep_the_view_and_fit_the_play() -> None:
 def test_a_seat_no_hand_explains_is_left_alone(monkeypatch) -> None:
     """A player unlike the heuristic: after GIVE_UP_AFTER tries in a decision
     its worlds are no longer dealt again (the search keeps its playouts)."""
-    import bots.search.beliefs as beliefs
+    import bots.search.games.kings_order.beliefs as beliefs
 
     calls = []
     seen: list[dict] = []
@@ -153,7 +155,7 @@ def test_a_seat_no_hand_explains_is_left_alone(monkeypatch) -> None:
         hands = [list(h) for h in world.hands]
         refiner(world, obs, random.Random(k))
         assert world.hands == hands  # nothing fitted: the worlds stay as dealt
-    per_seat = -(-beliefs.GIVE_UP_AFTER // beliefs.TRIES) * beliefs.TRIES
+    per_seat = -(-fit_record.GIVE_UP_AFTER // beliefs.TRIES) * beliefs.TRIES
     assert len(calls) == 3 * per_seat
 
 
@@ -180,7 +182,7 @@ def test_the_search_with_the_model_repeats_its_moves_with_fixed_playouts() -> No
 
 @pytest.mark.parametrize("game", ["kings_order", "target"])
 def test_the_opponent_model_can_be_turned_off(monkeypatch, game: str) -> None:
-    from bots.search.target_beliefs import TargetRefiner
+    from bots.search.games.target.beliefs import TargetRefiner
     from bots.search_bot import SearchBot
 
     start = {"match_id": "model", "game": game, "seat": 0, "players": 4,

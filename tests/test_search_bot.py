@@ -1,10 +1,10 @@
 """The search bot (bots/search_bot.py, bots/search/) and the determinizations
-it searches (games/determinize.py).
+it searches (``Game.from_observation``, checked for every game by the
+conformance kit: ``games.testing.check_from_observation``).
 
-* A state built from one seat's observation shows that seat exactly that
-  observation and offers exactly the legal actions the harness sent, in
-  every game and player count, and keeps the inferences it claims (they
-  hold for the real hidden cards).
+* The positions the search meets (heuristic play) rebuild from the acting
+  seat's observation, and the inferences the determinizations keep hold
+  for the real hidden cards.
 * The fast rollout policies pick the heuristics' moves.
 * Real bot processes (sandboxed, through the match runner) play only legal
   moves, within the decision limit, and a fixed number of playouts gives
@@ -22,17 +22,21 @@ import random
 import time
 from pathlib import Path
 
-import msgpack
 import pytest
 
 from bots.heuristics import load
-from bots.search.core import Budget, Searcher
-from bots.search.fast import FAST
+from bots.search.core import Budget, Searcher, config_for
+from bots.search.games.target.rollout import heuristic_discard, heuristic_play, heuristic_target
+from bots.search.games.tile_hunt.dice import observation, shared
+from bots.search.lab.arena import StepTest, oracle_worlds, play
+from bots.search.lab.stats import interval_text, one_sided_bound, paired, summarize, units_of
 from bots.search_bot import SearchBot
 from games import get_game, implemented_games
-from games.determinize import _allowed, check, kings_order_bounds, twin_shoot_voids
+from games import testing as kit
+from games.kings_order import kings_order_bounds
 from games.playthrough import wire
 from games.tennos import rank_of
+from games.twin_shoot import allowed_by_voids, twin_shoot_voids
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -52,6 +56,10 @@ def decision_points(slug: str, players: int, seed: int, noise: float = 0.3):
         game.apply(legal[index])
 
 
+# the heuristics' moves read from the engine state (GameConfig.rollout)
+ROLLOUTS = {slug: config_for(slug).rollout for slug in implemented_games()
+            if config_for(slug).rollout is not None}
+
 GAME_COUNTS = [
     pytest.param(slug, n, id=f"{slug}-{n}p")
     for slug in implemented_games()
@@ -60,38 +68,17 @@ GAME_COUNTS = [
 
 
 @pytest.mark.parametrize("slug,players", GAME_COUNTS)
-def test_determinization_reproduces_the_observation_and_the_legal_actions(slug, players):
+def test_the_positions_the_search_meets_rebuild_from_the_acting_seats_view(slug, players):
+    """The kit's check (random play) on heuristic play's positions: the
+    acting seat's view and legal actions, rebuilt exactly."""
     checked = 0
     for game, seat, obs, legal in decision_points(slug, players, seed=players):
         if game.decisions % 3:
             continue
-        state = check(slug, obs, legal, seed=game.decisions)  # raises on any difference
+        state = kit.check_rebuilds(slug, obs, legal, seed=game.decisions, decisions=game.decisions)
         assert state.current_player() == seat
-        # another seat's view, while someone else is to act, rebuilds too
-        other = (seat + 1) % players
-        check(slug, wire(game.observation(other)), None, seed=1)
         checked += 1
     assert checked > 5
-
-
-@pytest.mark.parametrize("slug", ["limit", "grazia", "tateyoko", "kings_order"])
-def test_determinization_resamples_what_is_hidden(slug):
-    """Different seeds give different hidden cards (the future is not fixed)."""
-    for game, seat, obs, legal in decision_points(slug, 4, seed=11):
-        if game.decisions < 8:
-            continue
-        views = {msgpack.packb([check(slug, obs, legal, seed=s).observation(q)
-                                for q in range(4) if q != seat]) for s in range(4)}
-        futures = set()
-        for s in range(4):
-            state = check(slug, obs, legal, seed=s)
-            rng = random.Random(0)
-            while not state.is_terminal() and state.decisions < 60:
-                options = state.legal_actions()
-                state.apply_unchecked(options[rng.randrange(len(options))])
-            futures.add(msgpack.packb(state.observation(seat)))
-        assert len(views) > 1 or len(futures) > 1
-        return
 
 
 def test_kept_inferences_hold_for_the_real_hidden_cards():
@@ -100,16 +87,16 @@ def test_kept_inferences_hold_for_the_real_hidden_cards():
     for game, _seat, obs, _ in decision_points("twin_shoot", 4, seed=3, noise=0.5):
         voids = twin_shoot_voids(obs)
         for s in range(4):
-            assert all(_allowed(c, voids[s]) for c in game.hands[s])
+            assert all(allowed_by_voids(c, voids[s]) for c in game.hands[s])
     for game, _seat, obs, _ in decision_points("kings_order", 4, seed=3, noise=0.5):
         lo, hi = kings_order_bounds(obs)
         for s in range(4):
             assert all(lo[s] <= rank_of(c) <= hi[s] for c in game.hands[s])
 
 
-@pytest.mark.parametrize("slug", sorted(FAST))
+@pytest.mark.parametrize("slug", sorted(ROLLOUTS))
 def test_fast_rollout_policies_pick_the_heuristics_moves(slug):
-    heuristic, fast = load(slug), FAST[slug]
+    heuristic, fast = load(slug), ROLLOUTS[slug]
     same = total = 0
     for game, seat, obs, legal in decision_points(slug, 4 if slug != "tile_hunt" else 3, seed=5):
         if len(legal) == 1:
@@ -128,7 +115,7 @@ def test_fast_rollout_policies_pick_the_heuristics_moves(slug):
 def test_fast_rollout_policies_keep_the_heuristics_moves_along_one_state(slug):
     """As in a playout: one state carried through a match, with what the
     policy keeps on it between moves (kings_order's model, kept for a turn)."""
-    heuristic, fast = load(slug), FAST[slug]
+    heuristic, fast = load(slug), ROLLOUTS[slug]
     for seed in range(3):
         state = get_game(slug).new(4, seed)
         noise = random.Random(seed)
@@ -147,9 +134,7 @@ def test_tile_hunt_turn_tables_kept_on_the_state_pick_the_heuristics_moves():
     reads its roll-step move from a per-dice table: along one state (clones
     carry the tables) it picks exactly what the loop over the actions'
     values picks, and the heuristic's move but for exact ties."""
-    from bots.search.fast import _tile_hunt, tile_hunt_obs
-
-    dice = _tile_hunt()
+    dice = shared()
     heuristic = load("tile_hunt")
     total = differ = 0
     for seed in range(4):
@@ -157,9 +142,9 @@ def test_tile_hunt_turn_tables_kept_on_the_state_pick_the_heuristics_moves():
         noise = random.Random(seed)
         while not state.is_terminal():
             seat, legal = state.current_player(), state.legal_actions()
-            index = FAST["tile_hunt"](state, seat, legal, random.Random(0))
+            index = ROLLOUTS["tile_hunt"](state, seat, legal, random.Random(0))
             if state.step == "roll":
-                values = dice.values(tile_hunt_obs(state, seat), legal)
+                values = dice.values(observation(state, seat), legal)
                 assert index == max(range(len(legal)), key=lambda i: (values[i], -i))
             obs, wire_legal = wire([state.observation(seat), legal])
             total += 1
@@ -171,60 +156,9 @@ def test_tile_hunt_turn_tables_kept_on_the_state_pick_the_heuristics_moves():
     assert total > 200 and differ <= total // 100
 
 
-def test_grazia_fast_playout_ends_where_stepping_the_policy_ends():
-    from bots.search.fast import grazia_playout
-
-    played = 0
-    for game, _seat, _obs, _legal in decision_points("grazia", 4, seed=7, noise=0.5):
-        if game.decisions % 4:
-            continue
-        stepped, fast = game.clone(), game.clone()
-        while not stepped.is_terminal():
-            options = stepped.legal_actions()
-            stepped.apply_unchecked(options[FAST["grazia"](stepped, stepped.current_player(),
-                                                           options, random.Random(0))])
-        grazia_playout(fast)
-        skip = ("rng", "events")
-        assert ({k: v for k, v in fast.__dict__.items() if k not in skip}
-                == {k: v for k, v in stepped.__dict__.items() if k not in skip})
-        played += 1
-    assert played > 10
-
-
-@pytest.mark.parametrize("players,hero", [(2, -1), (4, -1), (6, -1), (3, 0), (4, 2)])
-def test_target_fast_playout_ends_where_stepping_the_policy_ends(players, hero):
-    """The heuristic at every seat, or (``hero``) the search's tuned default
-    move at one seat (``GameConfig.playout_base``: its discards differ)."""
-    from bots.search.fast import target_playout
-    from bots.search.tuned import BASES
-
-    heuristic = load("target")  # on the wire, as a bot: independent of fast.py
-    played = hero_discards = 0
-    for game, _seat, _obs, _legal in decision_points("target", players, seed=11, noise=0.5):
-        stop = game.round + 1 + game.decisions % 3  # 1-3 round boundaries on, or the end
-        stepped, fast = game.clone(), game.clone()
-        while not stepped.is_terminal() and stepped.round < stop:
-            options = stepped.legal_actions()
-            seat = stepped.current_player()
-            obs, wire_legal = wire([stepped.observation(seat), options])
-            mover = BASES["target"] if seat == hero else heuristic
-            index = mover(obs, wire_legal, random.Random(0))
-            hero_discards += seat == hero and obs["phase"] == "discard" and index > 0
-            stepped.apply_unchecked(options[index])
-        target_playout(fast, stop, hero=hero)
-        skip = ("rng", "events")
-        assert ({k: v for k, v in fast.__dict__.items() if k not in skip}
-                == {k: v for k, v in stepped.__dict__.items() if k not in skip})
-        assert fast.rng.getstate() == stepped.rng.getstate()  # the same refills
-        played += 1
-    assert played > 20
-    assert hero_discards > (20 if hero >= 0 else -1)
-
-
 def test_target_fast_play_and_discard_pick_the_heuristics_moves():
     """On many random hands, targets and plays so far (ties included)."""
     from bots.heuristics.target import STOP, choose_discard, choose_play, choose_target
-    from bots.search.fast import _target_discard, _target_play, target_choose
 
     rng = random.Random(3)
     for _ in range(5000):
@@ -232,12 +166,12 @@ def test_target_fast_play_and_discard_pick_the_heuristics_moves():
         hand = sorted(cards[:rng.randint(1, 5)])
         target = cards[6]
         plays = [(s, c) for s, c in enumerate(cards[7:7 + rng.randint(0, 5)])]
-        assert _target_play(target, plays, hand) == choose_play({"target": target, "plays": plays},
-                                                                hand)
-        card = _target_discard(hand)
+        assert heuristic_play(target, plays, hand) == choose_play({"target": target, "plays": plays},
+                                                                  hand)
+        card = heuristic_discard(hand)
         assert choose_discard(None, [STOP, *hand]) == (0 if card is None else 1 + hand.index(card))
         revealed = sorted(cards[9:9 + rng.randint(1, 3)])
-        assert target_choose(revealed, hand) == choose_target(revealed, hand)
+        assert heuristic_target(revealed, hand) == choose_target(revealed, hand)
 
 
 def test_search_is_reproducible_with_a_fixed_number_of_playouts():
@@ -290,14 +224,14 @@ def test_search_answers_within_its_time_budget(slug):
 
 @pytest.fixture(scope="module")
 def pool():
-    from harness.catalog import discover
     from harness.match import BotPool, Limits
+    from harness.proc.catalog import discover
 
     specs = discover([ROOT / "bots"])
     search = specs["search"]
     specs["search"] = dataclasses.replace(search, env={**search.env, "SEARCH_ITERATIONS": "24"})
     pool = BotPool({name: specs[name] for name in ("search", "heuristic", "random")},
-                   Limits(decision_s=1.0, startup_s=15.0))
+                   Limits(decision_ms=1000, startup_ms=15000))
     yield pool
     pool.close()
 
@@ -321,7 +255,7 @@ def test_search_bot_process_plays_legal_moves_in_time(pool, slug, bots):
 def _thread_counts(pid: int) -> list[int]:
     """Threads of a process and of each of its descendants (a sandboxed bot
     runs under its launcher), from /proc."""
-    from harness.botproc import _process_tree
+    from harness.proc.processes import process_tree as _process_tree
 
     return [int(Path(f"/proc/{p}/status").read_text().split("Threads:")[1].split()[0])
             for p in _process_tree(pid)]
@@ -354,8 +288,6 @@ def test_search_bot_process_repeats_its_moves(pool):
 
 
 def pairwise(slug: str, deals: int, iterations: int) -> float:
-    from bots.search.arena import play, units_of
-
     results = []
     for deal in range(deals):
         for unit in units_of(slug, 4):
@@ -381,8 +313,6 @@ def test_search_beats_the_heuristic_at_seven_peak():
 
 
 def test_arena_pairs_two_runs_on_their_common_deals():
-    from bots.search.arena import paired
-
     def run(results: dict[int, list[float]]) -> list[dict]:
         return [{"game": "limit", "seed": seed, "pairs": pairs} for seed, pairs in results.items()]
 
@@ -399,8 +329,6 @@ def test_arena_pairs_two_runs_on_their_common_deals():
 
 
 def test_a_sweep_gets_a_one_sided_interval_that_tightens_with_more_deals():
-    from bots.search.arena import interval_text, one_sided_bound, summarize
-
     def run(deals: int, pairs: list[float]) -> list[dict]:
         return [{"seed": seed, "pairs": pairs, "times_ms": [1.0]} for seed in range(deals)]
 
@@ -418,8 +346,6 @@ def test_a_sweep_gets_a_one_sided_interval_that_tightens_with_more_deals():
 
 @pytest.mark.parametrize("slug", ["tateyoko", "all_aboard", "kings_order", "target"])
 def test_the_oracle_probe_searches_the_true_hands_and_shuffles_only_the_unseen(slug):
-    from bots.search.arena import oracle_worlds, play
-
     game = get_game(slug).new(4, 3)
     rng = random.Random(0)
     for _ in range(12):  # into the game: certificates earned, cards placed
@@ -443,8 +369,6 @@ def test_the_oracle_probe_searches_the_true_hands_and_shuffles_only_the_unseen(s
 
 
 def test_the_oracle_probe_names_the_games_it_knows():
-    from bots.search.arena import oracle_worlds
-
     with pytest.raises(SystemExit, match="no probe for limit"):
         oracle_worlds(get_game("limit").new(3, 1))
 
@@ -453,8 +377,6 @@ def test_arena_step_tests_given_on_the_command_line_read_one_field_and_pickle():
     """``--set search_step=obs:FIELD[==TEXT]``: the test travels to the
     arena's worker processes (pickled) and reads one observation field."""
     import pickle
-
-    from bots.search.arena import StepTest
 
     final = pickle.loads(pickle.dumps(StepTest("final_round", None)))
     assert final({"final_round": True}) and not final({"final_round": False})

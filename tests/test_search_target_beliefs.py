@@ -1,4 +1,4 @@
-"""The search's opponent model for target (bots.search.target_beliefs): the
+"""The search's opponent model for target (bots.search.games.target.beliefs): the
 true hands of heuristic players always fit it, its per-card shortcut agrees
 with the heuristic's own code, the worlds it deals again keep the seat's
 view and fit the evidence, and they say more about the true hands than the
@@ -11,11 +11,17 @@ import math
 import random
 from collections import Counter
 
-import bots.search.beliefs as beliefs
-import bots.search.target_beliefs as target_beliefs
+import bots.search.core.beliefs as beliefs
+import bots.search.games.target.beliefs as target_beliefs
 from bots.heuristics import load
 from bots.heuristics.target import choose_play
-from bots.search.target_beliefs import TargetRefiner, _Evidence, _own_discards, _refit, evidence
+from bots.search.games.target.beliefs import (
+    TargetRefiner,
+    _Evidence,
+    _own_discards,
+    _refit,
+    evidence,
+)
 from games import get_game
 from games.playthrough import wire
 

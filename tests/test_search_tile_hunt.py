@@ -1,4 +1,4 @@
-"""tile_hunt's turn search (bots.search.tile_hunt_turn): the dice are played
+"""tile_hunt's turn search (bots.search.games.tile_hunt.turn): the dice are played
 by the heuristic's DP over values of the ways a turn can end."""
 
 from __future__ import annotations
@@ -10,9 +10,12 @@ import pytest
 
 import bots.heuristics.tile_hunt as tile_hunt_heuristic
 from bots.heuristics import load
-from bots.search.config import config_for
-from bots.search.core import Budget, Searcher
-from bots.search.tile_hunt_turn import _ends
+from bots.search.core import Budget, Searcher, config_for
+from bots.search.games.tile_hunt import evaluate as tile_hunt_evaluate
+from bots.search.games.tile_hunt.dice import policy as tile_hunt_policy
+from bots.search.games.tile_hunt.dice import shared
+from bots.search.games.tile_hunt.turn import possible_ends
+from bots.search.lab.tile_hunt_exact import FinalRound
 from games import get_game
 from games.playthrough import wire
 
@@ -41,11 +44,11 @@ def test_with_the_heuristics_values_the_turn_dp_plays_the_heuristics_move() -> N
         if len(legal) == 1:
             continue
         options = tile_hunt_heuristic.options(obs)
-        ends = _ends(obs, options)
+        ends = possible_ends(obs, options)
         value = {(kind, name): v for kind, name, v in options}
         mean = [value[end] if end in value else tile_hunt_heuristic.chips_value(obs, end[1])
                 for end in ends]
-        weights = turns._weights(obs, legal, ends, mean)
+        weights = turns.end_weights(obs, legal, ends, mean)
         assert all(abs(sum(row) - 1.0) < 1e-9 for row in weights)
         worth = [sum(p * v for p, v in zip(row, mean)) for row in weights]
         assert abs(max(worth) - worth[index]) < 1e-6 * max(1.0, abs(worth[index]))
@@ -90,9 +93,9 @@ def test_every_take_the_engine_offers_is_an_end_the_turn_search_values() -> None
     takes = 0
     for _game, obs, legal, _ in _decisions(range(30)):
         if obs["step"] == "roll" and obs["rerolls_left"] == 2:
-            ends_at_start = _ends(obs, tile_hunt_heuristic.options(obs))
+            ends_at_start = possible_ends(obs, tile_hunt_heuristic.options(obs))
         elif obs["step"] == "take":
-            assert {turns._end_of(obs, action) for action in legal} <= set(ends_at_start)
+            assert {turns.end_of(obs, action) for action in legal} <= set(ends_at_start)
             takes += 1
     assert takes > 500
 
@@ -101,10 +104,8 @@ def test_steal_odds_are_the_dice_dp_for_one_tile() -> None:
     """A tile's exposure weight is the chance that a turn spent on that tile
     alone gets it: the heuristic's exact dice DP over three rolls, with the
     tile worth 1 and everything else 0."""
-    from bots.search.fast import _tile_hunt
-    from bots.search.tile_hunt_eval import STEAL_ODDS
-
-    dice = _tile_hunt()
+    STEAL_ODDS = tile_hunt_evaluate.STEAL_ODDS
+    dice = shared()
     first_roll = dice.kept_matrix[dice.kept_index[()]]  # all five dice rolled
     for name, odds in STEAL_ODDS.items():
         v0, _, expect1 = dice._tables([("take", name, 1.0)], (0.0,) * 6)
@@ -116,8 +117,6 @@ def test_steal_odds_are_the_dice_dp_for_one_tile() -> None:
 def _round_starts(players: int, seeds: range):
     """Heuristic self-play (the playout policy at every seat): each round
     start but the first, with the final standings."""
-    from bots.search.fast import tile_hunt_policy
-
     for seed in seeds:
         game = get_game("tile_hunt").new(players, seed)
         rng = random.Random(seed)
@@ -139,7 +138,7 @@ def test_the_fitted_chance_of_finishing_ahead_beats_the_score_alone(players: int
     log-loss than a coin and than the score difference over 300 points
     times the square root of the rounds left; and at every stage a seat's
     strength rises with its score."""
-    from bots.search.tile_hunt_eval import WEIGHTS, strengths
+    WEIGHTS, strengths = tile_hunt_evaluate.WEIGHTS, tile_hunt_evaluate.strengths
 
     assert all(row[0] > 0 for row in WEIGHTS[players])  # the score's weight
 
@@ -174,8 +173,6 @@ def test_the_tuned_move_takes_safe_chips_over_a_tile_easy_to_steal_back() -> Non
     heuristic counts points and takes the tile, the tuned move (values from
     the fitted chance of finishing ahead) takes the chips. 350 points of
     5-trio, harder to steal, both take."""
-    from bots.search.tuned import BASES
-
     heuristic = load("tile_hunt")
     game = get_game("tile_hunt").new(4, 3)
     for dice, tile in [([1, 1, 2, 2, 5], "2-duo"), ([1, 1, 5, 5, 5], "5-trio")]:
@@ -189,11 +186,11 @@ def test_the_tuned_move_takes_safe_chips_over_a_tile_easy_to_steal_back() -> Non
         obs, wire_legal = wire([state.observation(state.current_player()), legal])
         assert obs["phase"] == "early" and ["take", tile] in wire_legal and "chips" in wire_legal
         assert wire_legal[heuristic(obs, wire_legal, random.Random(1))] == ["take", tile]
-        tuned = wire_legal[BASES["tile_hunt"](obs, wire_legal, random.Random(1))]
+        tuned = wire_legal[config_for("tile_hunt").base(obs, wire_legal, random.Random(1))]
         assert tuned == ("chips" if tile == "2-duo" else ["take", tile]), (tile, tuned)
 
 
-# ---- the final round valued exactly (bots.search.tile_hunt_exact, a probe) ----
+# ---- the final round valued exactly (bots.search.lab.tile_hunt_exact, a probe) ----
 def _final_round_turns(position: int, seeds: range):
     """Final-round states at the start of the turn of ``position`` in the
     order (heuristic self-play)."""
@@ -216,10 +213,7 @@ def test_the_exact_odds_of_a_turn_are_how_the_heuristic_plays_it() -> None:
     dice DP, matches the heuristic playing that turn from fresh rolls."""
     from collections import Counter
 
-    from bots.search.fast import _tile_hunt, tile_hunt_policy
-    from bots.search.tile_hunt_exact import FinalRound
-
-    exact = FinalRound(_tile_hunt(), lambda state: 0.0, 0, [1, 2, 3])
+    exact = FinalRound(shared(), lambda state: 0.0, 0, [1, 2, 3])
     rng = random.Random(7)
     states = [s for position in (1, 2) for s in _final_round_turns(position, range(2))]
     assert len(states) >= 3
@@ -250,7 +244,6 @@ def test_the_exact_value_of_the_final_round_is_what_playouts_average() -> None:
     scored without playing it) agrees with playing both turns out with the
     heuristic at every seat, from fresh rolls; and the last turn's shortcut
     agrees with playing each of its ends."""
-    from bots.search.tile_hunt_exact import FinalRound
 
     rng = random.Random(11)
     checked = 0
@@ -298,10 +291,8 @@ def test_the_end_distribution_is_what_the_heuristic_turn_gives() -> None:
     the heuristic, late-phase steals included, within sampling error."""
     from collections import Counter
 
-    from bots.search.fast import _tile_hunt
-
     heuristic = load("tile_hunt")
-    dice = _tile_hunt()
+    dice = shared()
     checked = 0
     for game, obs, _legal, _index in _decisions(range(40, 60)):
         if not (obs["phase"] == "late" and not obs["final_round"] and obs["step"] == "roll"
@@ -334,8 +325,6 @@ def test_the_late_phase_values_the_ends_after_the_followers_turns() -> None:
     it stands is the fit's chance of finishing ahead averaged over the last
     player's heuristic turn from a fresh roll, as the engine plays it; for
     the last player, it is the fit just after the take."""
-    from bots.search import tile_hunt_eval
-
     heuristic = load("tile_hunt")
     checked = 0
     for game, obs, _legal, _index in _decisions(range(60, 80)):
@@ -345,17 +334,17 @@ def test_the_late_phase_values_the_ends_after_the_followers_turns() -> None:
             continue
         owner = {tile["name"]: tile["owner"] for tile in obs["tiles"]}
         chips, supply = list(obs["chips"]), obs["chip_supply"]
-        assert tile_hunt_eval.after_followers(obs, owner, chips, supply) == \
-            tile_hunt_eval.chance_ahead(obs, owner, chips)
+        assert tile_hunt_evaluate.after_followers(obs, owner, chips, supply) == \
+            tile_hunt_evaluate.chance_ahead(obs, owner, chips)
         before = {**obs, "seat": obs["order"][n - 2], "turn_position": n - 2}
-        valued = tile_hunt_eval.after_followers(before, owner, chips, supply)
+        valued = tile_hunt_evaluate.after_followers(before, owner, chips, supply)
         seat, turns, rng = obs["seat"], 800, random.Random(checked)
         played = []
         for _ in range(turns):
             state, action = _heuristic_turn(game, heuristic, rng)
             state.apply(action)
             after = wire(state.observation(seat))
-            played.append(tile_hunt_eval.chance_ahead(
+            played.append(tile_hunt_evaluate.chance_ahead(
                 before, {tile["name"]: tile["owner"] for tile in after["tiles"]},
                 list(after["chips"])))
         mean = sum(played) / turns

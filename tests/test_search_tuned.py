@@ -1,4 +1,4 @@
-"""The search's tuned default moves (bots/search/tuned.py): legal, seeded,
+"""The search's tuned default moves (GameConfig.base): legal, seeded,
 stronger than the heuristic on duplicate deals, and the move the search
 keeps when it cannot tell its candidates apart."""
 
@@ -9,14 +9,20 @@ import random
 import pytest
 
 from bots.heuristics import load
-from bots.search.config import config_for
-from bots.search.core import Budget, Searcher
-from bots.search.fast import PRIORS
-from bots.search.tuned import BASES, compare
-from games import get_game
+from bots.search.core import Budget, Searcher, config_for
+from bots.search.games.target.hand import discard as target_discard
+from bots.search.games.target.hand import hand_value as target_hand_value
+from bots.search.games.tateyoko.tuned import lines_to_go_out
+from bots.search.lab.tuning import compare, tuned_games
+from games import get_game, implemented_games
 from games.determinize import from_observation
 from games.playthrough import wire
 from games.tile_hunt import reroll_options
+
+# the games' tuned default moves, and the search's priors
+BASES = {slug: config_for(slug).base for slug in tuned_games()}
+PRIORS = {slug: config_for(slug).prior for slug in implemented_games()
+          if config_for(slug).prior is not None}
 
 
 def positions(slug: str, players: int, seeds: range):
@@ -85,7 +91,7 @@ def test_the_tuned_move_beats_the_heuristic(slug, deals):
     all_aboard +111 [+93, +129] Elo (+33 [+18, +47] before the all-red
     bonus waited for the round's end), tateyoko +125 [+103, +150] (+51
     [+30, +73] with the open cards alone as a tie-break), tile_hunt +100
-    [+57, +146], target +76 [+59, +94] (the module doc: +118, +88, +86
+    [+57, +146], target +76 [+59, +94] (docs/search.md: +118, +88, +86
     and +78 on 2,000, 500, 600 and 1,000 other deals)."""
     result = compare(slug, players=4, deals=deals, first_deal=500)
     assert result["deals"] == deals and result["lo"] > 0, result
@@ -120,7 +126,6 @@ def test_lines_to_go_out_counts_the_turns_a_hand_needs():
     """A turn lays one line: a column of one rank, or a row of one suit's
     run (K and A are one apart). The count takes the longest such group
     left, again and again."""
-    from bots.search.tuned import lines_to_go_out
     from games.tennos import card  # rank 1 (A) to 13 (K)
 
     assert lines_to_go_out([]) == 0
@@ -184,8 +189,6 @@ def test_the_tuned_target_move_discards_what_a_drawn_card_would_beat():
     together (one of them is farthest from every target of the suit), and
     a hand of extremes in four suits is kept whole."""
     from bots.heuristics.target import choose_discard
-    from bots.search.target_hand import discard as target_discard
-    from bots.search.target_hand import hand_value as target_hand_value
     from games.tennos import card  # suit 0-5, rank 1 (A) to 13 (K)
 
     def both(hand: list[int]) -> tuple[int | None, object]:

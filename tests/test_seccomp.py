@@ -1,10 +1,10 @@
-"""The bot sandboxes' syscall filter (harness/seccomp.py): a well-formed BPF
+"""The bot sandboxes' syscall filter (harness/proc/seccomp.py): a well-formed BPF
 program, the calls it denies fail inside bubblewrap (and work without it, so
 each test proves the filter answered), and ordinary bots in Python, C and
 JavaScript still run under it.
 
 The sandboxes here are bwrap run directly with the shape of
-``harness.sandbox.bwrap_arguments`` (namespaces, read-only /usr, a private
+``harness.proc.sandbox.bwrap_arguments`` (namespaces, read-only /usr, a private
 /tmp), so these tests need neither the launcher nor control groups."""
 
 from __future__ import annotations
@@ -21,9 +21,9 @@ from pathlib import Path
 
 import pytest
 
-from harness import seccomp
-from harness.botproc import PipeTransport
-from harness.sandbox import ETC_FILES, SANDBOX_PATH, bwrap_binary, probe
+from harness.proc import seccomp
+from harness.proc.botproc import PipeTransport
+from harness.proc.sandbox import ETC_FILES, SANDBOX_PATH, bwrap_binary, probe
 
 PROBE_DIR = Path(__file__).resolve().parent / "bots" / "seccomp"
 ARCH = seccomp.machine_arch()
@@ -159,7 +159,7 @@ def _python_binds() -> list[str]:
 
 
 def _sandbox_args(bot_dir: Path) -> list[str]:
-    """bwrap's options, the shape of ``harness.sandbox.bwrap_arguments``."""
+    """bwrap's options, the shape of ``harness.proc.sandbox.bwrap_arguments``."""
     args = ["--unshare-all", "--unshare-user", "--uid", "65534", "--gid", "65534",
             "--disable-userns", "--die-with-parent", "--as-pid-1", "--new-session",
             "--cap-drop", "ALL", "--hostname", "bot", "--ro-bind", "/usr", "/usr",
@@ -493,7 +493,7 @@ def test_the_example_javascript_bot_starts_and_ends_under_the_filter():
 
 
 class _FilteredBwrap:
-    """Stands in for ``harness.sandbox.Sandbox`` in a BotPool: each bot under
+    """Stands in for ``harness.proc.sandbox.Sandbox`` in a BotPool: each bot under
     bwrap and the filter (read from a file the shell opens as fd 3)."""
 
     def __init__(self, program: Path) -> None:
@@ -510,8 +510,8 @@ class _FilteredBwrap:
 @needs_filter
 def test_the_reference_bots_play_a_match_under_the_filter(tmp_path):
     """random and heuristic (Python) and js_random (node) through the protocol."""
-    from harness.catalog import BotCache, discover
     from harness.match import BotPool, Limits, run_match
+    from harness.proc.catalog import BotCache, discover
 
     if shutil.which("node") is None:
         pytest.skip("node is not installed: js_random cannot play")
@@ -520,7 +520,7 @@ def test_the_reference_bots_play_a_match_under_the_filter(tmp_path):
     (tmp_path / "filter.bpf").write_bytes(data)
     specs = discover()
     pool = BotPool({n: specs[n] for n in ("random", "heuristic", "js_random")},
-                   Limits(decision_s=5.0, startup_s=15.0),
+                   Limits(decision_ms=5000, startup_ms=15000),
                    _FilteredBwrap(tmp_path / "filter.bpf"),  # type: ignore[arg-type]
                    cache=BotCache(tmp_path / "cache"))
     try:
@@ -547,4 +547,6 @@ def test_the_filter_costs_little_at_start(tmp_path):
     plain.sort()
     filtered.sort()
     print(f"bwrap start, median of 10: {plain[5]:.1f} ms plain, {filtered[5]:.1f} ms filtered")
-    assert filtered[5] < plain[5] + 50
+    # medians of interleaved starts: a loaded machine slows both alike, and
+    # the margin grows with them
+    assert filtered[5] < 1.5 * plain[5] + 50

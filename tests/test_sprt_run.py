@@ -16,11 +16,11 @@ import pytest
 import typer
 from typer.testing import CliRunner
 
-import harness.cli as cli
+import harness.cli.sprt as cli  # the module whose _play_league `league sprt` calls
 from harness.cli import EXIT_BOT, EXIT_HARNESS_ERROR, EXIT_INTERRUPTED, EXIT_USAGE, app
+from harness.cli.sprt_run import SEATINGS_PER_DEAL, SprtLeague, sprt_league, tally
 from harness.runner import RunSummary
-from harness.sprt import DealTally
-from harness.sprt_run import SEATINGS_PER_DEAL, SprtLeague, sprt_league, tally
+from harness.stats.sprt import DealTally
 
 TEST_BOTS = str(Path(__file__).parent / "bots")
 
@@ -60,32 +60,30 @@ def test_a_clearly_worse_candidate_is_h0_at_the_lower_bound(tmp_path):
 
 
 def test_twins_share_cards_seat_and_field():
-    from harness.catalog import resolve
     from harness.match import Limits
+    from harness.proc.catalog import resolve
 
     league: SprtLeague = sprt_league("limit", resolve("random"), resolve("heuristic"),
                                      [resolve("random")], 3, 5, Limits())
-    league.secret = "00" * 32
     matches = list(league.schedule())
     assert len(matches) == league.size() == 5 * SEATINGS_PER_DEAL * 2
     assert len({m.match_id for m in matches}) == len(matches)
     for a, b in zip(matches[::2], matches[1::2]):
-        assert a.deal == b.deal and a.seed == b.seed
+        assert a.deal == b.deal, "twins play one deal: the same cards"
         differ = [s for s in range(3) if a.seats[s] != b.seats[s]]
         assert len(differ) == 1 and b.seats[differ[0]].startswith("heuristic@")
     other = sprt_league("limit", resolve("random"), resolve("heuristic"), [resolve("heuristic")],
                         3, 5, Limits(), seed=4)
     assert league.name != other.name, "another field or seed is another stored test"
-    assert other.deal_seed(0) == other.deal_seed(0) and other.seed == 4
+    assert other.deal_seed(0, "00" * 32) == other.deal_seed(0, "11" * 32) and other.seed == 4
 
 
 def test_a_deals_tally_counts_the_tested_seat_against_each_field_seat():
-    from harness.catalog import resolve
     from harness.match import Limits
+    from harness.proc.catalog import resolve
 
     league = sprt_league("limit", resolve("random"), resolve("heuristic"), [resolve("random")],
                          3, 2, Limits())
-    league.secret = "00" * 32
     a0, b0, a1, b1 = league.deal_matches(1)
     # deal 1: A and B in seat 1, then seat 2
     ranks = {a0.match_id: {0: 1, 1: 2, 2: 3}, b0.match_id: {0: 2, 1: 1, 2: 2},
@@ -96,7 +94,6 @@ def test_a_deals_tally_counts_the_tested_seat_against_each_field_seat():
     assert tally(league, 1, ranks) == DealTally(b_wins=4, b_losses=0, a_wins=1, a_losses=1)
     team = sprt_league("tenos_square", resolve("random"), resolve("heuristic"),
                        [resolve("random")], 4, 1, Limits())
-    team.secret = "00" * 32
     assert team.team_size == 2 and team._units() == [(0, 2), (1, 3)]
     a0, b0, a1, b1 = team.deal_matches(0)
     assert [b0.seats[s].split("@")[0] for s in range(4)] == ["heuristic", "random"] * 2

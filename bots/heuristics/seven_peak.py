@@ -146,7 +146,7 @@ def _danger(counts, card) -> float:
 
 
 # ``value`` is how a hand is valued: ``hand_value`` here; the search's fast
-# rollouts pass an equal but faster one (bots.search.fast.seven_peak_hand_value).
+# rollouts pass an equal but faster one (bots.search.games.seven_peak.hand_value).
 def _after_take(hand, counts, x, card, ctx, value=hand_value) -> float:
     """Score of the position after taking ``card`` from pile ``x``."""
     area = list(counts)
@@ -211,7 +211,7 @@ def _best_first(hand, counts, piles, ctx, value=hand_value):
 def play_or_pass(best: tuple[float, int] | None, hand_size: int, left: float) -> str:
     """The turn step's choice from the best set's (value, size), if any: play
     a set worth enough per card for the turns left (``left``), else pass.
-    The search's playout policy (``bots.search.fast``) decides by it too."""
+    The search's playout policy (``bots.search.games.seven_peak``) decides by it too."""
     if best is None:
         return "pass"
     value, n = best

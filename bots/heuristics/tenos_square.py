@@ -71,7 +71,7 @@ def decide(phase: str, row: Sequence[int | None], hand: Sequence[int], centre: S
            playing: int | None, n: int, legal: list, best: BestFor = best_for) -> int:
     """The choice from the parts of the view it reads. ``best(row, card, n)``
     values a card for the row: ``best_for`` here; the search's rollouts pass a
-    cached one (bots.search.fast), keyed by the row as a tuple."""
+    cached one (bots.search.games.tenos_square), keyed by the row as a tuple."""
     if phase == "centre":
         # give away the card closest to the middle: the ends are the easiest to fit
         cards = [a[1] for a in legal]
