@@ -1265,10 +1265,14 @@ class RatingFit:
         contrast = np.zeros(len(self.bots))
         contrast[a] += 1
         contrast[b] -= 1
-        sd = math.sqrt(max(float(contrast @ self.covariance @ contrast), 0.0))
+        sd = self.standard_error(contrast)
         half = t_quantile(0.975, self.dof) * sd
         los = t_cdf(elo / sd, self.dof) if sd > 0 else 0.5 if elo == 0 else float(elo > 0)
         return Difference(self.bots[a], self.bots[b], elo, elo - half, elo + half, los)
+
+    def standard_error(self, contrast: np.ndarray) -> float:
+        """Standard error of ``contrast @ elo`` (the intervals' and LOS's s)."""
+        return math.sqrt(max(float(contrast @ self.covariance @ contrast), 0.0))
 
     def differences(self) -> list[Difference]:
         """Every pair, each bot against those below it in the table."""
@@ -1300,7 +1304,7 @@ def rating_fit(seat_rows: SeatRows, samples: int = 0, seed: int = 0) -> RatingFi
     centring = np.eye(len(elo)) - 1 / len(elo)
     rows = []
     for i, bot in enumerate(data.bots):
-        sd = math.sqrt(max(float(centring[i] @ covariance @ centring[i]), 0.0))
+        sd = fit.standard_error(centring[i])
         half = t_quantile(0.975, dof) * sd
         rows.append(RatingRow(bot, float(elo[i]), float(elo[i] - half), float(elo[i] + half),
                               *stats[i]))
