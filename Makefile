@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test test-fast lint venv bench bench-engines search-check golden clean
+.PHONY: run test test-all test-fast lint venv bench bench-engines search-check golden datasette clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -25,14 +25,21 @@ run: $(STAMP)
 # puts the slow ones first in each process's share).
 TEST_PROCESSES ?= 2
 XDIST := -n $(TEST_PROCESSES) --dist worksteal
+# The serial run collects only the files that hold serial tests (collecting
+# the whole suite to deselect all but them takes seconds).
+SERIAL_FILES := $(shell grep -l "mark.serial" tests/test_*.py)
 
 # Both groups always run, and the target fails at the end if either did: a
 # failure among the first must not hide what the serial ones would report.
-test: $(STAMP) lint
+# `make test` leaves out the statistical tier (the search's strength, the
+# ratings' and the SPRT's calibration: many simulated matches, minutes of
+# CPU); `make test-all` runs everything, and is what CI runs.
+test: TIER := and not statistical
+test test-all: $(STAMP) lint
 	sh scripts/ensure-chromium
 	parallel=0; serial=0; \
-	$(BIN)/python -m pytest -q $(XDIST) -m "not serial" || parallel=$$?; \
-	$(BIN)/python -m pytest -q -m serial || serial=$$?; \
+	$(BIN)/python -m pytest -q $(XDIST) -m "not serial $(TIER)" || parallel=$$?; \
+	$(BIN)/python -m pytest -q -m serial $(SERIAL_FILES) || serial=$$?; \
 	[ $$parallel -eq 0 ] || echo "make test: the parallel tests failed (exit $$parallel)"; \
 	[ $$serial -eq 0 ] || echo "make test: the serial tests failed (exit $$serial)"; \
 	[ $$parallel -eq 0 ] && [ $$serial -eq 0 ]
@@ -43,9 +50,9 @@ lint: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/mypy
 
-# The edit loop: everything but the slow tests (Ray clusters, hostile bots,
-# killed runs, the search's strength, the conformance suite at six and seven
-# players; the serial ones are all slow).
+# The edit loop: everything but the slow tests (Ray, clusters, hostile bots,
+# killed runs, whole leagues, the statistical tier, the conformance suite at
+# six and seven players; the serial ones are all slow).
 test-fast: $(STAMP)
 	$(BIN)/python -m pytest -q $(XDIST) -m "not slow"
 
@@ -63,5 +70,14 @@ search-check: $(STAMP)
 golden: $(STAMP)
 	$(BIN)/python -m games.playthrough --write --dir tests/golden
 
+# Browse a results file in Datasette (the optional `datasette` extra), with
+# its tables described. It serves DB only: the deal keys live in DB.secret.
+DB ?= results.db
+datasette: $(STAMP)
+	$(BIN)/python -c "import datasette" 2>/dev/null || $(BIN)/python -m pip install -q -e '.[datasette]'
+	test -f $(DB) || { echo "make datasette: no results file $(DB) (DB=FILE picks another)"; exit 1; }
+	$(BIN)/python -c "from harness.store import Store; Store('$(DB)')"  # an older file's keys move out
+	$(BIN)/datasette serve $(DB) -m docs/datasette-metadata.json
+
 clean:
-	rm -rf $(VENV) results.db .pytest_cache
+	rm -rf $(VENV) results.db results.db.secret .pytest_cache

@@ -10,6 +10,12 @@ heuristic's ``choose`` fits as it is, and a bot sees nothing it could not
 see in a league. With ``view="state"`` it gets the engine state itself
 and its legal actions, for policies that read the state (the search's
 rollout policies, self-play that records the state).
+
+This is the bare loop, for experiments that play many matches fast: no
+protocol messages, match IDs, faults or records. To play Python bots as a
+league plays bot processes (the ``start``/``act``/``end`` messages, faults,
+standings with faults ranked last, replays, rating tables), use
+``harness.local``, which serves them through the harness's own match runner.
 """
 
 from __future__ import annotations

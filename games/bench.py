@@ -113,7 +113,7 @@ def measure(slug: str, players: int, seconds: float) -> dict:
     }
 
 
-def _players_for(slug: str, players: int) -> int:
+def players_for(slug: str, players: int) -> int:
     from games import get_game
 
     counts = get_game(slug).INFO.player_counts()
@@ -194,7 +194,7 @@ def main() -> None:
 def _compare(slugs: list[str], baseline: Path | None, args: argparse.Namespace) -> None:
     rows = []
     for slug in slugs:
-        players = _players_for(slug, args.players)
+        players = players_for(slug, args.players)
         if baseline is None:
             now = _best([measure(slug, players, args.seconds) for _ in range(args.repeat)])
             rows.append({"now": now})

@@ -23,11 +23,9 @@ importable from here, where the search bot and the heuristics find them.
 from __future__ import annotations
 
 from games.base import Game
-from games.kings_order import kings_order_bounds, kings_order_log_bounds, narrow_rank_bounds
 from games.registry import get_game, implemented_games
 
-__all__ = ["from_observation", "supported", "kings_order_bounds", "kings_order_log_bounds",
-           "narrow_rank_bounds"]
+__all__ = ["from_observation", "supported"]
 
 
 def from_observation(slug: str, obs: dict, seed: int, decisions: int = 0) -> Game:

@@ -6,6 +6,7 @@ so a broken game cannot break the others.
 
 from __future__ import annotations
 
+import difflib
 import importlib
 from functools import cache
 
@@ -32,7 +33,9 @@ def get_game(slug: str) -> type[Game]:
     target = GAMES.get(slug)
     if target is None:
         known = ", ".join(sorted(GAMES))
-        raise UnknownGameError(f"unknown game {slug!r}; known games: {known}")
+        close = difflib.get_close_matches(slug, list(GAMES), n=1)  # a typo: say which it meant
+        hint = f" (did you mean {close[0]!r}?)" if close else ""
+        raise UnknownGameError(f"unknown game {slug!r}{hint}; known games: {known}")
     module_name, class_name = target.split(":")
     try:
         module = importlib.import_module(module_name)

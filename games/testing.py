@@ -92,9 +92,15 @@ def require(condition: Any, message: str) -> None:
         raise ConformanceError(message)
 
 
-def sample_states(game: GameRef, num_players: int, seed: int, every: int) -> Iterator[Game]:
+def sample_states(game: GameRef, num_players: int, seed: int, every: int,
+                  most: int | None = None) -> Iterator[Game]:
     """States along a seeded random playthrough (every ``every`` decisions),
-    the terminal one last. The caller must not change them: clone first."""
+    the terminal one last. The caller must not change them: clone first.
+    ``most``: spread the states wider in a long game, so that about that many
+    come (checks that play each state to its end grow with the square of a
+    game's length: tateyoko at 7 players runs to hundreds of decisions)."""
+    if most is not None:
+        every = max(every, -(-_playthrough_length(game, num_players, seed) // most))
     state = resolve(game).new(num_players, seed)
     picker = random.Random(seed * 7 + 1)
     while not state.is_terminal():
@@ -102,6 +108,15 @@ def sample_states(game: GameRef, num_players: int, seed: int, every: int) -> Ite
             yield state
         state.apply(picker.choice(state.legal_actions()))
     yield state
+
+
+def _playthrough_length(game: GameRef, num_players: int, seed: int) -> int:
+    """Decisions of the playthrough that sample_states walks."""
+    state = resolve(game).new(num_players, seed)
+    picker = random.Random(seed * 7 + 1)
+    while not state.is_terminal():
+        state.apply(picker.choice(state.legal_actions()))
+    return state.decisions
 
 
 def rollout_bytes(game: Game, policy_seed: int, limit: int = 400) -> bytes:
@@ -200,9 +215,10 @@ def check_determinism(game: GameRef, num_players: int, seeds: Iterable[int] = ra
     require(len(deals) > 1, f"{name}: the seed must change the deal")
 
 
-def check_clone(game: GameRef, num_players: int, seed: int = 11, every: int = 13) -> None:
+def check_clone(game: GameRef, num_players: int, seed: int = 11, every: int = 13,
+                most: int = 12) -> None:
     """A clone is independent and carries the same future, chance included."""
-    for state in sample_states(game, num_players, seed, every):
+    for state in sample_states(game, num_players, seed, every, most):
         if state.is_terminal():
             continue
         where = f"{_name(game, num_players)} decision {state.decisions}"
@@ -271,13 +287,14 @@ def _check_one_redeal(state: Game, player: int, future: bytes | None) -> int:
     return changed
 
 
-def check_redeal_sees_only_the_view(game: GameRef, num_players: int, seed: int = 5, every: int = 15) -> None:
+def check_redeal_sees_only_the_view(game: GameRef, num_players: int, seed: int = 5, every: int = 15,
+                                    most: int = 12) -> None:
     """A redeal is a function of the player's view and the seed alone: two
     states the player cannot tell apart redeal to the same state for the same
     seed. Otherwise the sample would carry where the hidden cards really lay
     (a search bot handed the true state could read it off), and two bots with
     one view would not agree."""
-    for state in sample_states(game, num_players, seed, every):
+    for state in sample_states(game, num_players, seed, every, most):
         if state.is_terminal():
             continue
         for player in range(num_players):

@@ -20,8 +20,9 @@ A league file (TOML, in ``leagues/``)::
                                   # so different bots partner)
     seed = 2026                   # optional: a PUBLIC seed makes the deals reproducible
                                   # (and computable by anyone who reads this file);
-                                  # without it, deals derive from a secret key kept in
-                                  # the results database, which bots cannot read
+                                  # without it, deals derive from a secret key kept
+                                  # beside the results database (results.db.secret),
+                                  # which bots cannot read
     [limits]
     decision_ms = 1000            # per-decision deadline, wall clock
     startup_ms = 15000            # process start + handshake deadline
@@ -30,10 +31,23 @@ A league file (TOML, in ``leagues/``)::
     processes = 64                # processes and threads per bot slot
     file_mb = 64                  # largest file, and the size of its private /tmp
     open_files = 256
+    clock_ms = 0                  # a match clock per bot (0: none); each decision
+                                  # may take at most what is left of it
+    increment_ms = 0              # added to the clock after each decision
+    bank_ms = 0                   # overage per bot per match: a decision may run
+                                  # over decision_ms, the excess drawn from it
                                   # the defaults shown (harness/limits.py, which
                                   # the commands' options share); each limit has a
                                   # minimum and a maximum (LIMIT_BOUNDS there);
                                   # outside them the file is refused
+    [logs]
+    stderr = "faults"             # or "all": each decision's stderr too, within caps
+                                  # (harness.match._StderrLog); "faults": a faulted
+                                  # bot's last 4 KiB only
+    [limits.bots.search]          # optional: one bot's own times (docs/leagues.md)
+    time_odds = 0.5               # half of every league time; or its own
+                                  # decision_ms, clock_ms, increment_ms, bank_ms.
+                                  # Part of the league's identity (config()).
 
 Tables are every combination of ``players`` bots (for team games with
 ``partners = "copies"``, every combination of one bot per team). With fewer
@@ -72,14 +86,23 @@ import os
 import tomllib
 from collections import Counter
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cache
 from pathlib import Path
 from typing import Any
 
 from games import UnknownGameError, get_game
-from harness.limits import LIMIT_BOUNDS, LIMIT_FIELDS, Limits, ResourceLimits
+from harness.limits import (
+    LIMIT_BOUNDS,
+    LIMIT_FIELDS,
+    TIME_FIELDS,
+    TIME_ODDS_BOUNDS,
+    BotTime,
+    Limits,
+    ResourceLimits,
+)
 from harness.proc.catalog import BotBundle, BotSpec, Catalog, ManifestError, UnknownBotError
+from harness.suggest import unknown_keys
 
 LEAGUE_DIR = Path(__file__).resolve().parent.parent / "leagues"
 ROTATIONS = ("balanced", "cyclic", "none")
@@ -190,6 +213,9 @@ class League:
     specs: dict[str, BotSpec] = field(default_factory=dict, repr=False)
     bundles: dict[str, BotBundle] = field(default_factory=dict, repr=False)
     left_out: tuple[str, ...] = ()  # why each bot of the file that is not playing is out
+    # [logs] stderr: "faults" keeps a faulted bot's stderr tail, "all" each decision's too
+    # (not part of config(): what is logged changes no result)
+    stderr: str = "faults"
     _seatings: dict[Any, list[tuple[str, ...]]] = field(default_factory=dict, init=False,
                                                          repr=False, compare=False)
 
@@ -214,6 +240,8 @@ class League:
         }
         if self.copies:  # absent otherwise, as in leagues stored before copies
             config["copies"] = dict(sorted(self.copies.items()))
+        if self.limits.bots:  # a bot's own times tilt its results: part of the identity
+            config["time_odds"] = dict(sorted(self.limits.odds().items()))
         return config
 
     # ---- schedule ------------------------------------------------------
@@ -350,8 +378,8 @@ class League:
     def deal_seed(self, deal: int, deal_key: str) -> int:
         """The seed of deal ``deal``. A public seed gives reproducible deals
         (``deal_key`` unused); otherwise an HMAC of the deal number under
-        ``deal_key``, the league's secret (hex) that its results database
-        keeps (Store.league_secret) and no bot can read."""
+        ``deal_key``, the league's secret (hex) kept beside its results database
+        (Store.league_secret) where no bot can read it."""
         if self.seed is not None:
             digest = hashlib.sha256(f"{self.name}|{self.seed}|{deal}".encode()).digest()
         else:
@@ -424,10 +452,11 @@ def load_league(name_or_path: str, bot_dirs: list[Path] | None = None) -> League
     except tomllib.TOMLDecodeError as exc:
         raise LeagueFileError(f"{where}: not valid TOML: {exc}") from exc
     known = {"name", "game", "bots", "players", "deals", "rotation", "partners", "seed", "limits",
-             "description", "format", "challengers", "copies"}
+             "description", "format", "challengers", "copies", "logs"}
     unknown = sorted(set(data) - known)
     if unknown:
-        raise LeagueFileError(f"{where}: unknown field(s) {', '.join(unknown)}")
+        raise LeagueFileError(f"{where}: unknown field(s) {unknown_keys(unknown, known)}; a "
+                              f"league file may hold {', '.join(sorted(known))}")
     name = _require(data, "name", str, where)
     if not name.strip():
         raise LeagueFileError(f"{where}: field 'name' is empty")
@@ -457,6 +486,11 @@ def load_league(name_or_path: str, bot_dirs: list[Path] | None = None) -> League
     seed = _require(data, "seed", int, where) if "seed" in data else None
     limits = _limits(data.get("limits", {}), where)
     specs, bundles, named, left_out = _load_bots(bots, game, bot_dirs, where)
+    unlisted = [bot for bot, _ in limits.bots if bot not in bots]
+    if unlisted:
+        raise LeagueFileError(f"{where}: [limits.bots.{unlisted[0]}]: {unlisted[0]!r} is not "
+                              f"in 'bots' ({', '.join(bots)})")
+    limits = _named_times(limits, named)
     league_format, challengers = _format(data, bots, where)
     if league_format == "gauntlet" and not any(c in named for c in challengers):
         raise LeagueFileError(f"{where}: field 'challengers': every challenger was left out: "
@@ -466,7 +500,7 @@ def load_league(name_or_path: str, bot_dirs: list[Path] | None = None) -> League
         partners=partners, seed=seed, limits=limits, path=path, specs=specs, bundles=bundles,
         format=league_format, challengers=tuple(named[c] for c in challengers if c in named),
         copies={bot: n for bot, n in copies.items() if bot in named},
-        left_out=tuple(left_out),
+        left_out=tuple(left_out), stderr=_logs(data.get("logs", {}), where),
     )
     if set(copies) - set(league.bots):
         raise LeagueFileError(f"{where}: field 'copies': name the bots as their manifests do "
@@ -573,8 +607,11 @@ def _format(data: dict[str, Any], bots: list[str], where: str) -> tuple[str, tup
 
 def _bounded(data: dict[str, Any], key: str, where: str) -> int:
     """The limit ``key`` (its default when absent), within LIMIT_BOUNDS."""
-    value = _positive(data, key, where, LIMIT_FIELDS[key])
     low, high = LIMIT_BOUNDS[key]
+    if low == 0:  # a time that may be left out: 0 is none (clock_ms, increment_ms, bank_ms)
+        value = _require(data, key, int, where) if key in data else LIMIT_FIELDS[key]
+    else:
+        value = _positive(data, key, where, LIMIT_FIELDS[key])
     if not low <= value <= high:
         side = f"below its minimum {low}" if value < low else f"above its maximum {high}"
         raise LeagueFileError(f"{where}: field '{key}' = {value} is {side} "
@@ -582,19 +619,99 @@ def _bounded(data: dict[str, Any], key: str, where: str) -> int:
     return value
 
 
+STDERR_LOGS = ("faults", "all")
+
+
+def _logs(data: Any, where: str) -> str:
+    """``[logs] stderr``: which stderr a run keeps (STDERR_LOGS)."""
+    if not isinstance(data, dict):
+        raise LeagueFileError(f"{where}: field 'logs' must be a table, like [logs] with "
+                              'stderr = "all"')
+    unknown = sorted(set(data) - {"stderr"})
+    if unknown:
+        raise LeagueFileError(f"{where}: unknown field(s) {unknown_keys(unknown, ['stderr'], 'logs.')} "
+                              "(known: stderr)")
+    stderr = data.get("stderr", "faults")
+    if stderr not in STDERR_LOGS:
+        raise LeagueFileError(f"{where}: [logs] stderr must be \"faults\" (the default: a "
+                              "faulted bot's last 4 KiB) or \"all\" (each decision's too), "
+                              f"not {stderr!r:.40}")
+    return str(stderr)
+
+
 def _limits(data: Any, where: str) -> Limits:
     if not isinstance(data, dict):
         raise LeagueFileError(f"{where}: field 'limits' must be a table")
-    unknown = sorted(set(data) - set(LIMIT_FIELDS))
+    known = [*LIMIT_FIELDS, "bots"]
+    unknown = sorted(set(data) - set(known))
     if unknown:
-        raise LeagueFileError(f"{where}: unknown field(s) limits.{', limits.'.join(unknown)} "
-                              f"(known: {', '.join(LIMIT_FIELDS)})")
+        raise LeagueFileError(f"{where}: unknown field(s) "
+                              f"{unknown_keys(unknown, known, 'limits.')} (known: "
+                              f"{', '.join(known)})")
     values = {key: _bounded(data, key, f"{where} [limits]") for key in LIMIT_FIELDS}
     resources = ResourceLimits(memory_mb=values["memory_mb"], cpu_s=float(values["cpu_s"]),
                                processes=values["processes"], file_mb=values["file_mb"],
                                open_files=values["open_files"])
-    return Limits(decision_ms=values["decision_ms"], startup_ms=values["startup_ms"],
-                  resources=resources)
+    limits = Limits(decision_ms=values["decision_ms"], startup_ms=values["startup_ms"],
+                    resources=resources, clock_ms=values["clock_ms"],
+                    increment_ms=values["increment_ms"], bank_ms=values["bank_ms"])
+    _check_clock(limits, f"{where} [limits]")
+    return replace(limits, bots=_bot_times(data.get("bots", {}), limits, where))
+
+
+def _check_clock(limits: Limits, where: str) -> None:
+    if limits.increment_ms and not limits.clock_ms:
+        raise LeagueFileError(f"{where}: increment_ms = {limits.increment_ms} is added to a "
+                              "match clock: set clock_ms too (or use bank_ms, overage on top "
+                              "of decision_ms)")
+
+
+def _bot_times(data: Any, limits: Limits, where: str) -> tuple[tuple[str, BotTime], ...]:
+    """``[limits.bots.NAME]``: ``time_odds = x`` (the league's times times x) or
+    times of its own (TIME_FIELDS), checked as the league's are."""
+    if not isinstance(data, dict) or not all(isinstance(v, dict) for v in data.values()):
+        raise LeagueFileError(f"{where}: field 'limits.bots' must hold a table per bot, like "
+                              "[limits.bots.search] with time_odds = 0.5")
+    found = []
+    for bot, table in data.items():
+        here = f"{where} [limits.bots.{bot}]"
+        unknown = sorted(set(table) - {"time_odds", *TIME_FIELDS})
+        if unknown:
+            raise LeagueFileError(f"{here}: unknown field(s) {', '.join(unknown)} (known: "
+                                  f"time_odds, {', '.join(TIME_FIELDS)})")
+        if "time_odds" in table and len(table) > 1:
+            raise LeagueFileError(f"{here}: give time_odds or times of its own, not both")
+        if not table:
+            raise LeagueFileError(f"{here}: empty: give time_odds or times of its own "
+                                  f"({', '.join(TIME_FIELDS)})")
+        if "time_odds" in table:
+            odds = table["time_odds"]
+            low, high = TIME_ODDS_BOUNDS
+            if isinstance(odds, bool) or not isinstance(odds, (int, float)) \
+                    or not low <= odds <= high:
+                raise LeagueFileError(f"{here}: time_odds = {odds!r} must be a number from "
+                                      f"{low:g} to {high:g} (0.5: half the league's times)")
+            own = BotTime(time_odds=float(odds))
+        else:
+            own = BotTime(own=tuple((key, _bounded(table, key, here)) for key in TIME_FIELDS
+                                    if key in table))
+        applied = own.applied(limits)
+        for key in TIME_FIELDS:
+            bound_low, bound_high = LIMIT_BOUNDS[key]
+            value = getattr(applied, key)
+            if not bound_low <= value <= bound_high:
+                raise LeagueFileError(f"{here}: its {key} would be {value}, outside "
+                                      f"{bound_low} to {bound_high}")
+        _check_clock(applied, here)
+        found.append((bot, own))
+    return tuple(found)
+
+
+def _named_times(limits: Limits, named: dict[str, str]) -> Limits:
+    """The per-bot times under the bots' manifest names (``named``: each
+    entry of ``bots`` that plays); those of bots left out are dropped."""
+    return replace(limits, bots=tuple((named[bot], own) for bot, own in limits.bots
+                                      if bot in named))
 
 
 def local_key() -> bytes:

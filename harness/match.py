@@ -26,14 +26,23 @@ from typing import Any
 import msgpack
 
 from games import Game, get_game, ranks_by_unit
+from harness.clock import SeatClock
 from harness.limits import Limits
-from harness.proc.botproc import STDERR_TAIL_BYTES, BotClient, BotError, BotStartupError, Tracer
+from harness.proc.botproc import (
+    STDERR_TAIL_BYTES,
+    BotClient,
+    BotError,
+    BotStartupError,
+    Tracer,
+    dropped_note,
+)
 from harness.proc.catalog import BotBundle, BotCache, BotSpec, ManifestError
 from harness.proc.sandbox import Sandbox
-from harness.records import Fault, MatchResult, ThinkTime
-from harness.replay import decision_line, drain_event_lines, fault_line
+from harness.records import DecisionStderr, EndFault, Fault, MatchResult, ThinkTime
+from harness.replay import decision_line, drain_event_lines, fault_line, stderr_lines
 
 EventSink = Callable[[str], None]
+STDERR_MATCH_BYTES = 64 << 10  # per bot per match, where each decision's stderr is kept
 
 
 _MATERIALISING = threading.Lock()  # BotCache.materialise redirects sys.stdout while it compiles
@@ -62,7 +71,14 @@ class BotPool:
     It goes on to other deals instead, so a worker ends up with about as
     many processes of a bot as it plays seatings of one deal, each playing
     every deal once (runner._spread_deals orders the schedule so that a
-    worker plays few seatings of any one deal)."""
+    worker plays few seatings of any one deal).
+
+    A process that fails after its match's ``end`` (it dies, or writes to
+    stdout, before it has read anything of its next ``start``) is seen at its
+    next use: taken for a match, or closed. That fault is the ended match's
+    (BotClient._ended_match): the pool keeps it as an EndFault for whoever
+    stores that match (``take_end_faults``), and the next match gets a
+    fresh process with no fault."""
 
     def __init__(self, specs: dict[str, BotSpec], limits: Limits,
                  sandbox: Sandbox | None = None,
@@ -74,6 +90,8 @@ class BotPool:
         self.bundles = bundles if bundles is not None else {n: s.bundle() for n, s in specs.items()}
         self.cache = cache or BotCache()
         self.trace: Tracer | None = None  # sees every protocol message (play --trace)
+        # keep each decision's stderr in results (play --stderr, [logs] stderr = "all")
+        self.keep_stderr = False
         self.idle: dict[str, list[BotClient]] = {}
         self.starts: Counter[str] = Counter()
         # the deals each live process was handed; a closed one drops out
@@ -81,6 +99,27 @@ class BotPool:
             weakref.WeakKeyDictionary())
         self._lock = threading.Lock()  # handshakes run on threads of their own
         self._greeters: set[threading.Thread] = set()
+        self._end_faults: list[EndFault] = []
+
+    def note_end_fault(self, bot: str, error: BotError | None) -> None:
+        """Keep the fault a process made after its match's end (``error``
+        names the match in ``after_match``; None: there was none)."""
+        if error is None or error.after_match is None:
+            return
+        match_id, seat = error.after_match
+        with self._lock:
+            self._end_faults.append(EndFault(match_id, seat, bot, error.kind, error.detail,
+                                             error.stderr_tail[-STDERR_TAIL_BYTES:]))
+
+    def take_end_faults(self) -> list[EndFault]:
+        """The end faults seen since the last call."""
+        with self._lock:
+            taken, self._end_faults = self._end_faults, []
+        return taken
+
+    def _close(self, client: BotClient) -> None:
+        """Close a process; a fault it made after its last match's end is kept."""
+        self.note_end_fault(client.label, client.close())
 
     def total_starts(self) -> int:
         return sum(self.starts.values())
@@ -88,22 +127,27 @@ class BotPool:
     def _take_idle(self, name: str, deal: Hashable | None) -> BotClient | None:
         """The idle process of ``name`` released last that has not seen
         ``deal`` (None: any), marked as having seen it; the dead ones met on
-        the way are closed."""
+        the way are closed (outside the lock: a close waits for the quit)."""
+        dead: list[BotClient] = []
+        taken = None
         with self._lock:
             idle = self.idle.setdefault(name, [])
             for position in range(len(idle) - 1, -1, -1):
                 client = idle[position]
-                if not client.usable:
+                if not client.usable:  # died after its end: that match's fault, if it was one
                     del idle[position]
-                    client.close()
+                    dead.append(client)
                     continue
                 seen = self.seen.setdefault(client, set())
                 if deal is None or deal not in seen:
                     del idle[position]
                     if deal is not None:
                         seen.add(deal)
-                    return client
-            return None
+                    taken = client
+                    break
+        for client in dead:
+            self._close(client)
+        return taken
 
     def acquire(self, name: str, deal: Hashable | None = None) -> BotClient:
         """An idle process of ``name`` that has not seen ``deal``, else a
@@ -131,9 +175,12 @@ class BotPool:
                 bot_dir = self.cache.materialise(name, self.bundles[name])
         except (OSError, ManifestError) as exc:
             raise BotStartupError(f"cannot prepare the bot's files: {exc}") from exc
-        transport = self.sandbox.spawn(bot_dir, spec.argv(), spec.env, self.limits.resources)
+        transport = self.sandbox.spawn(bot_dir, spec.argv(), spec.env, self.limits.resources,
+                                       spec.protocol)
         client = BotClient(transport, name, cpu_limit_s=self.limits.resources.cpu_s)
         client.trace = self.trace
+        if self.keep_stderr:
+            getattr(transport, "keep_stderr_log", lambda: None)()
         return client
 
     def _greet(self, client: BotClient) -> None:
@@ -182,7 +229,7 @@ class BotPool:
         stopped mid-play."""
         def settle(done: Future[BotClient]) -> None:
             if done.exception() is None:
-                done.result().close()
+                self._close(done.result())
         future.add_done_callback(settle)
 
     def release(self, client: BotClient) -> None:
@@ -190,7 +237,7 @@ class BotPool:
             with self._lock:
                 self.idle.setdefault(client.label, []).append(client)
         else:
-            client.close()
+            self._close(client)
 
     def close(self) -> None:
         """Close every idle process, once the handshakes under way have ended
@@ -203,7 +250,7 @@ class BotPool:
             clients = [c for idle in self.idle.values() for c in idle]
             self.idle.clear()
         for client in clients:
-            client.close()
+            self._close(client)
 
 
 def ranks_with_faults(
@@ -318,7 +365,9 @@ def match_steps(
     the reply (for play_interleaved, the poll that reported it), so the
     harness's turns at the other matches woken by the same poll are not
     counted; nor is the deadline: a reply that arrived in time counts,
-    whenever it is read."""
+    whenever it is read. Each seat's deadlines come from its SeatClock
+    (harness.clock: decision_ms, or its clock and bank), charged with that
+    think time after each reply."""
     limits = pool.limits
     game_class = get_game(game_slug)
     game: Game = game_class.new(len(bots), seed, narrate=on_event is not None)
@@ -329,43 +378,60 @@ def match_steps(
     actions: list[Any] = []
     times_ms: list[int | None] = []
     think = [ThinkTime() for _ in bots]
+    stderr = _StderrLog(len(bots)) if getattr(pool, "keep_stderr", False) else None
     deal = match_deal(game_slug, seed)
     starts = [pool.begin(name, deal) for name in bots]
     try:
         if not all(future.done() for future in starts):
             yield Starting(starts)
         _claim_starts(seats, starts)
-        _start_seats(game, seats, pool, match_id, teams)
+        yield from _start_all(game, seats, seats, pool, match_id, teams, starts, deal)
         _report_start_faults(seats, on_event)
         _flush_events(game, on_event)
         cap = game.INFO.max_decisions
-        decision_ms = limits.decision_ms
+        clocks = [SeatClock(limits.for_name(name)) for name in bots]
         perf_counter = time.perf_counter
         while not game.is_terminal() and game.decisions < cap:
             seat = seats[game.current_player()]
             legal = game.legal_actions()
             client = seat.client
+            said = ""  # this decision's stderr, where kept
             if seat.fault is None and client is not None:
+                seat_clock = clocks[seat.seat]
                 asked = perf_counter()
                 try:  # the usual case: a bot chooses
-                    client.ask(game.observation(seat.seat), legal, game.decisions, decision_ms)
+                    client.ask(game.observation(seat.seat), legal, game.decisions,
+                               seat_clock.allowed_ms(), seat_clock)
                 except BotError as error:
                     outcome: int | BotError | None = error
                 else:
                     outcome, seen = yield client
+                if stderr is not None and not getattr(outcome, "after_match", None):
+                    # after a reply, with what is still in the pipe; after a fault, what was read
+                    said = stderr.add(game.decisions, seat.seat,
+                                      client.take_stderr(settle=type(outcome) is int))
                 if type(outcome) is int:
                     index = outcome
                     took_ms = (seen - asked) * 1000
                     think[seat.seat].add(took_ms)
+                    seat_clock.charge(took_ms)
                     elapsed_ms: int | None = round(took_ms)
                 else:
                     assert isinstance(outcome, BotError)
+                    if outcome.after_match is not None:  # its last match's fault, not this one's
+                        pool.note_end_fault(seat.bot, outcome)
+                        yield from _fresh_processes([seat], pool, deal, starts)
+                        yield from _start_all(game, seats, [seat], pool, match_id, teams, starts,
+                                              deal)
+                        continue  # the same decision, asked of the fresh process
                     index, elapsed_ms = _after_fault(game, seat, outcome, legal, on_event)
             else:
                 index, elapsed_ms = seat.fallback.randrange(len(legal)), None
             action = legal[index]
             if on_event is not None:
                 on_event(decision_line(game, action, elapsed_ms))
+                for line in stderr_lines(seat.seat, seat.bot, said):
+                    on_event(line)
                 game.apply_unchecked(action)
                 _flush_events(game, on_event)
             else:
@@ -387,8 +453,9 @@ def match_steps(
                     "actions": msgpack.unpackb(msgpack.packb(actions)),
                     "times_ms": times_ms},
             think=think,
+            stderr=stderr.entries() if stderr is not None else [],
         )
-        _end_seats(game, seats, result, limits)
+        _end_seats(game, seats, result, pool)
         return result
     finally:
         for seat, start in zip(seats, starts):
@@ -396,6 +463,54 @@ def match_steps(
                 pool.release(seat.client)
             elif seat.fault is None:  # ended (closed) before it claimed its start
                 pool.abandon(start)
+
+
+class _StderrLog:
+    """A match's per-decision stderr (DecisionStderr), each bot's within
+    STDERR_MATCH_BYTES: the decision that reaches the cap keeps what fits
+    and a marker that says how many bytes were dropped from there to the
+    end of the match. Lines a bot writes between its decisions arrive
+    with its next decision's: those of its start-up and ``start`` with its
+    first, those of ``end`` with its first in the next match it plays (one
+    process plays many)."""
+
+    def __init__(self, seats: int) -> None:
+        self.kept: list[DecisionStderr] = []
+        self.room = [STDERR_MATCH_BYTES] * seats
+        self.dropped = [0] * seats
+        self.cut_at: list[int | None] = [None] * seats  # the decision a seat's room ran out at
+
+    def add(self, decision: int, seat: int, text: str) -> str:
+        """Keep a decision's text, cut to what is left of the seat's room; returns what was kept."""
+        if not text:
+            return ""
+        data = text.encode("utf-8", "surrogateescape")
+        if len(data) > self.room[seat]:
+            self.dropped[seat] += len(data) - self.room[seat]
+            if self.cut_at[seat] is None:
+                self.cut_at[seat] = decision
+            data = data[:self.room[seat]]
+        self.room[seat] -= len(data)
+        kept = data.decode("utf-8", "replace")
+        if kept:
+            self.kept.append(DecisionStderr(decision, seat, kept))
+        return kept
+
+    def entries(self) -> list[DecisionStderr]:
+        """What was kept, each seat's count of dropped bytes appended to its
+        entry of the decision its room ran out at (one entry a decision a seat)."""
+        for seat, dropped in enumerate(self.dropped):
+            decision = self.cut_at[seat]
+            if decision is None:
+                continue
+            note = (f"{dropped_note(dropped)} (this decision's and the rest of the match's: "
+                    f"the cap is {STDERR_MATCH_BYTES // 1024} KiB of stderr a bot a match)")
+            entry = next((e for e in self.kept if e.seat == seat and e.decision == decision), None)
+            if entry is None:
+                self.kept.append(DecisionStderr(decision, seat, note))
+            else:
+                entry.text += ("" if entry.text.endswith("\n") else "\n") + note
+        return self.kept
 
 
 def _claim_starts(seats: list[_Seat], starts: list[Future[BotClient]]) -> None:
@@ -408,10 +523,43 @@ def _claim_starts(seats: list[_Seat], starts: list[Future[BotClient]]) -> None:
             seat.record(error, 0, started=False)
 
 
-def _start_seats(game: Game, seats: list[_Seat], pool: BotPool, match_id: str,
-                 teams: Sequence[Sequence[int]] | None) -> None:
-    names = [s.bot for s in seats]
+StartSteps = Generator[Starting, Sent, None]
+
+
+def _start_all(game: Game, seats: list[_Seat], pending: list[_Seat], pool: BotPool,
+               match_id: str, teams: Sequence[Sequence[int]] | None,
+               starts: list[Future[BotClient]], deal: Hashable) -> StartSteps:
+    """Send the ``pending`` seats' processes their start. A process found to
+    have failed after its last match's end (dead, or output pending) is that
+    match's fault, kept by the pool: its seat gets a fresh process, started
+    here (yielding Starting while it starts), and no fault."""
+    while pending:
+        pending = _start_seats(game, seats, pending, pool, match_id, teams)
+        yield from _fresh_processes(pending, pool, deal, starts)
+
+
+def _fresh_processes(seats: list[_Seat], pool: BotPool, deal: Hashable,
+                     starts: list[Future[BotClient]]) -> StartSteps:
+    """Another process for each of these seats (kept in ``starts``, whose
+    unclaimed ones are abandoned if the match is closed meanwhile)."""
+    if not seats:
+        return
     for seat in seats:
+        seat.client = None
+        starts[seat.seat] = pool.begin(seat.bot, deal)
+    futures = [starts[seat.seat] for seat in seats]
+    if not all(future.done() for future in futures):
+        yield Starting(futures)
+    _claim_starts(seats, futures)
+
+
+def _start_seats(game: Game, seats: list[_Seat], pending: list[_Seat], pool: BotPool,
+                 match_id: str, teams: Sequence[Sequence[int]] | None) -> list[_Seat]:
+    """Start the match for the ``pending`` seats; the seats whose process
+    failed after its previous match's end (its fault kept by the pool)."""
+    names = [s.bot for s in seats]
+    replace = []
+    for seat in pending:
         if seat.client is None:
             continue
         team = next((list(t) for t in teams or () if seat.seat in t), None)
@@ -421,12 +569,17 @@ def _start_seats(game: Game, seats: list[_Seat], pool: BotPool, match_id: str,
             "players": len(seats), "names": names,
             "teams": [list(t) for t in teams] if teams else None,
             "partners": [s for s in team if s != seat.seat] if team else [],
-            "limits": pool.limits.for_bot(),
+            "limits": pool.limits.for_name(seat.bot).for_bot(),
         }
         try:
             seat.client.start_match(info, pool.limits.decision_ms / 1000)
         except BotError as error:
-            seat.record(error, 0)
+            if error.after_match is not None:
+                pool.note_end_fault(seat.bot, error)
+                replace.append(seat)
+            else:
+                seat.record(error, 0)
+    return replace
 
 
 def _after_fault(game: Game, seat: _Seat, error: BotError, legal: list[Any],
@@ -463,10 +616,13 @@ def _check_seats_at_end(game: Game, seats: list[_Seat], on_event: EventSink | No
                 _record_fault(seat, error, game.decisions, on_event)
 
 
-def _end_seats(game: Game, seats: list[_Seat], result: MatchResult, limits: Limits) -> None:
+def _end_seats(game: Game, seats: list[_Seat], result: MatchResult, pool: BotPool) -> None:
     """Each seat still playing gets the result and its view of the final
     state: what happened after its last decision (the last trick, the last
-    turns) it sees nowhere else."""
+    turns) it sees nowhere else. A bot that fails now (dead, output
+    pending, a limit broken) made an end fault: recorded beside the result,
+    which stands; its process is replaced."""
+    limits = pool.limits
     message = {"match_id": result.match_id, "scores": result.scores, "ranks": result.ranks,
                "capped": result.capped}
     for seat in seats:
@@ -474,8 +630,15 @@ def _end_seats(game: Game, seats: list[_Seat], result: MatchResult, limits: Limi
             final = {**message, "seat": seat.seat, "obs": game.observation(seat.seat)}
             try:
                 seat.client.end_match(final, limits.decision_ms / 1000)
-            except BotError:
-                seat.client.close()  # the result stands; the process is replaced
+            except BotError as error:
+                ended = error.after_match or (result.match_id, seat.seat)
+                if ended[0] == result.match_id:
+                    result.end_faults.append(EndFault(
+                        result.match_id, seat.seat, seat.bot, error.kind, error.detail,
+                        error.stderr_tail[-STDERR_TAIL_BYTES:]))
+                else:  # it had not read this match's start: its previous match's
+                    pool.note_end_fault(seat.bot, error)
+                seat.client.close()
 
 
 def _flush_events(game: Game, on_event: EventSink | None) -> None:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 from games import Game, get_game, normalize_action
@@ -44,6 +44,13 @@ def fault_line(seat: int, bot: str, fault: Any) -> str:
             "from here")
 
 
+def stderr_lines(seat: int, bot: str, text: str) -> list[str]:
+    """A decision's stderr from one bot, a log line per line written,
+    escaped (harness.proc.safe_text): each line stays one line."""
+    who = f"seat {seat} ({printable(bot, False)})"
+    return [f"     {who} stderr: {printable(line, False)}" for line in text.splitlines()]
+
+
 def seats_header(bots: list[str]) -> str:
     return "seats: " + ", ".join(f"{seat} = {printable(bot, False)}" for seat, bot in enumerate(bots))
 
@@ -56,10 +63,15 @@ def drain_event_lines(game: Game) -> list[str]:
     return lines
 
 
-def replay_lines(replay: dict[str, Any], faults: dict[int, Any] | None = None) -> Iterator[str]:
+def replay_lines(replay: dict[str, Any], faults: dict[int, Any] | None = None,
+                 stderr: Sequence[tuple[int, int, str]] = ()) -> Iterator[str]:
     """The same readable log ``league play --verbose`` prints; ``faults`` maps
-    a seat to its fault (kind, decision, detail), marked where it happened."""
+    a seat to its fault (kind, decision, detail), marked where it happened;
+    ``stderr`` (decision, seat, text) shown after each decision's line."""
     times = replay.get("times_ms")
+    said: dict[int, list[tuple[int, str]]] = {}
+    for decision, seat, text in stderr:
+        said.setdefault(decision, []).append((seat, text))
     by_decision: dict[int, list[tuple[int, Any]]] = {}
     for seat, fault in (faults or {}).items():
         by_decision.setdefault(fault.decision, []).append((seat, fault))
@@ -72,3 +84,5 @@ def replay_lines(replay: dict[str, Any], faults: dict[int, Any] | None = None) -
         if action is not None:
             elapsed = times[index] if times and index < len(times) else None
             yield decision_line(game, action, elapsed, timed=times is not None)
+            for seat, text in said.pop(game.decisions, []):
+                yield from stderr_lines(seat, bots[seat] if seat < len(bots) else "?", text)

@@ -2,9 +2,20 @@
 that keep their bot processes alive between matches; results stream back and
 are stored one match per transaction as they arrive.
 
-Engines: ``ray`` (default; an embedded local Ray, or an existing cluster with
-``address``) and ``inline`` (the same worker code in this process, for
-debugging and quick tests).
+Engines: ``ray`` (an embedded local Ray, or an existing cluster with
+``address``), ``inline`` (the same worker code in this process) and ``auto``
+(the default), which picks by a fixed rule (``first_engine``, ``HAND_OVER``):
+Ray where ``address`` names a cluster or ``workers`` asks for more than one;
+otherwise the run plays inline, and hands what is left to an embedded Ray only
+where that can pay: on a machine of more than INLINE_CORES CPUs, once the
+matches left would take more than INLINE_BUDGET_S inline at the rate of those
+played so far. Ray's start-up (6-44 s on 2 busy cores) is then never paid for
+a small schedule, nor on a machine where one worker keeps the cores busy:
+inline, one worker keeps INLINE_CORES matches in flight (matches_in_flight),
+and on 2 cores the demo league played at 20.7 matches/s inline against 16.8
+on Ray's 2 workers. Either engine plays the same matches with the same seeds,
+stores them as they come, and keeps the deal-memory rule (a fresh pool of bot
+processes per worker; a hand-over closes the inline pool first).
 """
 
 from __future__ import annotations
@@ -16,6 +27,7 @@ import logging
 import os
 import signal
 import socket
+import sys
 import time
 import traceback
 from collections import Counter, deque
@@ -35,6 +47,7 @@ from harness.match import (
 )
 from harness.proc.catalog import BotBundle, BotSpec
 from harness.proc.sandbox import Sandbox
+from harness.records import EndFault
 from harness.store import Store
 
 log = logging.getLogger(__name__)
@@ -48,6 +61,14 @@ BATCHES_IN_FLIGHT_PER_WORKER = 2
 # play this league, and each more would cost every table it sits at (a start
 # can take the whole start-up limit) for nothing.
 BROKEN_AFTER = 3
+ENGINES = ("auto", "ray", "inline")
+# auto: the CPUs that one inline worker keeps busy (two matches in flight, each
+# waiting on a bot process), beyond which Ray's workers can add any speed
+INLINE_CORES = 2
+# auto: matches left that would take longer than this inline go to Ray (on more
+# than INLINE_CORES CPUs). Ray's start-up took 6-44 s on 2 cores; 60 s left
+# inline is where a few more workers begin to win that back.
+INLINE_BUDGET_S = 60.0
 
 
 @dataclass(frozen=True)
@@ -61,10 +82,12 @@ class WorkerSetup:
     limits: Limits
     sandbox: Sandbox
     concurrency: int | None = 1  # None: matches_in_flight() decides when the workers start
+    keep_stderr: bool = False  # each decision's stderr in results (the league's [logs] stderr)
 
     @classmethod
     def of(cls, league: League, sandbox: Sandbox, concurrency: int | None = 1) -> WorkerSetup:
-        return cls(league.game, league.specs, league.bundles, league.limits, sandbox, concurrency)
+        return cls(league.game, league.specs, league.bundles, league.limits, sandbox, concurrency,
+                   keep_stderr=league.stderr == "all")
 
     def with_workers(self, workers: int, cpus: float) -> WorkerSetup:
         if self.concurrency is not None:
@@ -105,14 +128,16 @@ class BatchReply:
     starts: int  # bot processes this worker has started so far
     pid: int
     node: str = ""  # the Ray node ID (or host name) where the batch was played
+    # faults bots made after the end of matches played so far (stored as amendments)
+    end_faults: list[EndFault] = field(default_factory=list)
 
 
 def _node_name() -> str:
     """The Ray node this process runs on (several nodes can share a host)."""
+    # not imported here: an inline run has no Ray and need not pay for its import
+    ray = sys.modules.get("ray")
     try:
-        import ray
-
-        if ray.is_initialized():
+        if ray is not None and ray.is_initialized():
             return str(ray.get_runtime_context().get_node_id())
     except Exception:  # noqa: BLE001 - no Ray, or not inside it: the host will do
         pass
@@ -127,6 +152,7 @@ class MatchWorker:
 
     def __init__(self, setup: WorkerSetup) -> None:
         self.pool = BotPool(setup.specs, setup.limits, setup.sandbox, setup.bundles)
+        self.pool.keep_stderr = setup.keep_stderr
         self.game = setup.game
         self.node = _node_name()
         self.concurrency = setup.concurrency or 1
@@ -142,7 +168,8 @@ class MatchWorker:
             results = [self._play_one(item) for item in batch]
         else:
             results = self._play_interleaved(batch)
-        return BatchReply(results, self.pool.total_starts(), os.getpid(), self.node)
+        return BatchReply(results, self.pool.total_starts(), os.getpid(), self.node,
+                          self.pool.take_end_faults())
 
     def _play_interleaved(self, batch: list[BatchItem]) -> list[MatchResult | MatchError]:
         def starter(item: BatchItem) -> Callable[[], MatchSteps]:
@@ -156,9 +183,11 @@ class MatchWorker:
                 results[position] = outcome
         return [r for r in results if r is not None]
 
-    def close(self) -> int:
+    def close(self) -> tuple[int, list[EndFault]]:
+        """Close the bots: the processes started, and the end faults seen
+        (among them those of bots that died of their last ``end``)."""
         self.pool.close()
-        return self.pool.total_starts()
+        return self.pool.total_starts(), self.pool.take_end_faults()
 
 
 @dataclass
@@ -180,6 +209,8 @@ class RunSummary:
     error_lines: list[str] = field(default_factory=list)
     workers: int = 0  # 0: none started (nothing to play)
     in_flight: int = 0  # matches each worker played at once
+    engine: str = ""  # what played: "inline", "ray", or "inline, then ray" (a hand-over)
+    stored_elsewhere: int = 0  # the league's stored matches its schedule does not hold
 
     @property
     def rate(self) -> float:
@@ -269,6 +300,7 @@ class Engine(Protocol):
     """How batches reach workers: start(), submit(), next_done(), stop()."""
 
     setup: WorkerSetup  # with its matches in flight decided once started
+    closing_faults: list[EndFault]  # end faults the workers' bots made, found by stop()
 
     def start(self, workers: int | None) -> int: ...
     def submit(self, worker: int, batch: list[BatchItem]) -> None: ...
@@ -282,6 +314,7 @@ class InlineEngine:
         self.setup = setup
         self.queue: deque[tuple[int, list[BatchItem]]] = deque()
         self.workers: list[MatchWorker] = []
+        self.closing_faults: list[EndFault] = []
 
     def start(self, workers: int | None) -> int:
         count = workers or 1
@@ -299,8 +332,16 @@ class InlineEngine:
     def in_flight(self) -> int:
         return len(self.queue)
 
+    def take_back(self) -> list[list[BatchItem]]:
+        """The batches submitted and not played yet (for a hand-over to Ray)."""
+        batches = [batch for _, batch in self.queue]
+        self.queue.clear()
+        return batches
+
     def stop(self, abandon: bool = False) -> int:
-        return sum(w.close() for w in self.workers)
+        closed = [w.close() for w in self.workers]
+        self.closing_faults = [fault for _, faults in closed for fault in faults]
+        return sum(starts for starts, _ in closed)
 
 
 def start_embedded_ray(ray: Any) -> None:
@@ -347,10 +388,13 @@ class RayEngine:
         self.replacements = 0
         self.workers: list[Any] = []
         self.ray: Any = None
+        self.closing_faults: list[EndFault] = []
 
     def start(self, workers: int | None) -> int:
         import ray
 
+        # Ray sets its loggers up on import; its start-up notices are not the user's business
+        logging.getLogger("ray").setLevel(logging.ERROR)
         if not ray.is_initialized():
             if self.address:
                 self._join(ray, self.address)
@@ -423,7 +467,9 @@ class RayEngine:
             return 0
         if not abandon:
             try:
-                starts = sum(self.ray.get([w.close.remote() for w in self.workers], timeout=60))
+                closed = self.ray.get([w.close.remote() for w in self.workers], timeout=60)
+                starts = sum(count for count, _ in closed)
+                self.closing_faults = [fault for _, faults in closed for fault in faults]
             except Exception:  # noqa: BLE001 - workers that are gone have no bots left to close
                 pass
         for worker in self.workers:
@@ -445,59 +491,140 @@ def pending_batches(league: League, store: Store,
         yield [item for item, _ in batch]
 
 
-def run_league(league: League, store: Store, workers: int | None = None, engine: str = "ray",
+@dataclass(frozen=True)
+class ScheduleCounts:
+    """A league's schedule against its results file: ``stored``, the
+    scheduled matches stored (for these bot versions: a match ID names its
+    bots' versions), and ``elsewhere``, the league's stored matches that the
+    schedule does not hold (earlier versions of a bot, or deals past
+    ``deals``): kept, and rated as what they are, but never counted as
+    played for this schedule. So ``scheduled = stored + to_play`` always."""
+
+    scheduled: int
+    stored: int
+    elsewhere: int
+
+    @property
+    def to_play(self) -> int:
+        return self.scheduled - self.stored
+
+
+def count_schedule(league: League, store: Store) -> ScheduleCounts:
+    """The schedule's matches stored, read chunk by chunk as a run reads them
+    (the schedule is never loaded whole)."""
+    schedule, stored, scheduled = league.schedule(), 0, 0
+    while chunk := [m.match_id for m in itertools.islice(schedule, 500)]:
+        scheduled += len(chunk)
+        stored += len(store.done_ids(chunk))
+    return ScheduleCounts(scheduled, stored, store.league_match_count(league.name)[0] - stored)
+
+
+def first_engine(engine: str, address: str | None, workers: int | None) -> str:
+    """The engine a run starts with. ``auto``: Ray where ``address`` names a
+    cluster or ``workers`` asks for several; else inline (HAND_OVER may move
+    the rest of the run to Ray later)."""
+    if engine not in ENGINES:
+        raise ValueError(f"engine {engine!r}: choose from {', '.join(ENGINES)}")
+    if engine != "auto":
+        return engine
+    return "ray" if address is not None or (workers or 1) > 1 else "inline"
+
+
+def hand_over_pays(inline_s: float, handled: int, left: int, cpus: int) -> bool:
+    """``auto``: whether an inline run should hand its ``left`` matches to Ray,
+    after ``handled`` matches in ``inline_s`` seconds: on more than
+    INLINE_CORES CPUs, once they would take over INLINE_BUDGET_S inline."""
+    return (cpus > INLINE_CORES and handled > 0 and left > 0
+            and inline_s / handled * left > INLINE_BUDGET_S)
+
+
+def _cpus() -> int:
+    """The CPUs this process may run on (an embedded Ray's CPUs)."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        return os.cpu_count() or 1
+
+
+def run_league(league: League, store: Store, workers: int | None = None, engine: str = "auto",
                address: str | None = None, progress: Progress | None = None,
                max_matches: int | None = None, concurrency: int | None = 1,
                sandbox: Sandbox | None = None,
-               stop_when: Callable[[], bool] | None = None) -> RunSummary:
+               stop_when: Callable[[], bool] | None = None,
+               counts: ScheduleCounts | None = None) -> RunSummary:
     """Play every scheduled match not yet stored. Ctrl-C (SIGINT) or SIGTERM
     stops cleanly: in-flight batches finish and are stored, bots are closed.
-    ``workers`` defaults to the CPUs of the cluster (Ray) or 1 (inline);
-    ``concurrency`` (matches in flight per worker) None: matches_in_flight().
-    ``stop_when`` is asked after each batch: True ends the run once what is in
-    flight is stored (a sequential test that has its answer)."""
+    ``engine``: auto (module docstring), ray or inline; ``workers`` defaults
+    to the CPUs of the cluster (Ray) or 1 (inline); ``concurrency`` (matches
+    in flight per worker) None: matches_in_flight(). ``stop_when`` is asked
+    after each batch: True ends the run once what is in flight is stored (a
+    sequential test that has its answer). ``counts``: count_schedule's,
+    where the caller has them already. With nothing to play the sandbox is
+    not checked and no engine starts."""
     started = time.perf_counter()
-    sandbox = sandbox or Sandbox()
-    sandbox.check()
+    chosen = first_engine(engine, address, workers)
+    counts = counts or count_schedule(league, store)
+    scheduled = counts.scheduled
     deal_key = store.league_secret(league.name)  # the deals, unless the league's seed is public
-    scheduled = league.size()
-    store.register_league(league.config(), scheduled)
+    store.register_league(league.config(), scheduled,
+                          [league.bot_id(name) for name in league.bots])
     for name, spec in league.specs.items():
         store.register_bot(league.bot_id(name), name, league.bundles[name].version,
                            str(spec.manifest), spec.command)
-    pending = _Pending(league, store)
-    matches: Iterable[ScheduledMatch] = pending
-    if max_matches is not None:
-        matches = itertools.islice(pending, max_matches)
+    to_play = counts.to_play if max_matches is None else min(counts.to_play, max_matches)
     state = _RunState()
-    batches = _batches(matches, league, deal_key, max(BATCH_SIZE, 2 * (concurrency or 2)), state)
+    batches: Iterator[list[tuple[BatchItem, ScheduledMatch]]] = iter(())
+    if to_play:
+        matches = itertools.islice(_Pending(league, store), to_play)
+        batches = _batches(matches, league, deal_key, max(BATCH_SIZE, 2 * (concurrency or 2)),
+                           state)
     first = next(batches, None)
-    if first is None:  # nothing to play: no engine, no workers
-        return RunSummary(scheduled, pending.skipped, 0, 0, 0, time.perf_counter() - started, False)
+    if first is None:  # nothing to play: no sandbox probe, no engine, no workers
+        return RunSummary(scheduled, counts.stored, 0, 0, 0, time.perf_counter() - started,
+                          False, stored_elsewhere=counts.elsewhere)
+    sandbox = sandbox or Sandbox()
+    sandbox.check()
     batches = itertools.chain([first], batches)
     setup = WorkerSetup.of(league, sandbox, concurrency)
-    runner: Engine = RayEngine(setup, address) if engine == "ray" else InlineEngine(setup)
+    runner: Engine = RayEngine(setup, address) if chosen == "ray" else InlineEngine(setup)
+    may_hand_over = engine == "auto" and chosen == "inline" and workers is None
+    used = [chosen]
     run_id = store.start_run(league.name, workers or 0)
     stop = _StopFlag()
+    starts = 0
     try:
         with stop.catching():
             workers = runner.start(workers)
             state.startup_s = time.perf_counter() - started
             store.heartbeat(run_id, 0, 0, workers)
-            for worker in range(workers):
-                for _ in range(BATCHES_IN_FLIGHT_PER_WORKER):
-                    if not _submit_next(runner, worker, batches, state.schedules, stop):
-                        break
+            _fill(runner, workers, [], batches, state.schedules, stop)
+            inline_from, handled = time.perf_counter(), 0
             while runner.in_flight():
                 worker, reply = runner.next_done()
                 state.collect(reply, league, store, run_id)
+                handled += len(reply.results)
                 store.heartbeat(run_id, len(state.schedules), state.played)
                 if progress:
-                    progress(RunProgress(pending.skipped + state.played, scheduled, state.played,
+                    progress(RunProgress(counts.stored + state.played, scheduled, state.played,
                                          state.faulted, time.perf_counter() - started,
                                          state.startup_s, state.leaders()))
                 if stop_when is not None and not stop.raised and stop_when():
                     stop.raised = stop.satisfied = True
+                if may_hand_over and not stop.raised and hand_over_pays(
+                        time.perf_counter() - inline_from, handled, to_play - handled, _cpus()):
+                    may_hand_over = False
+                    assert isinstance(runner, InlineEngine)
+                    waiting = runner.take_back()
+                    starts += runner.stop()
+                    state.amend(runner.closing_faults, store)
+                    runner = RayEngine(setup, None)
+                    used.append("ray")
+                    began = time.perf_counter()
+                    workers = runner.start(None)
+                    state.startup_s += time.perf_counter() - began
+                    store.heartbeat(run_id, len(state.schedules), state.played, workers)
+                    _fill(runner, workers, waiting, batches, state.schedules, stop)
+                    continue
                 _submit_next(runner, worker, batches, state.schedules, stop)
             stop.drained = True
         if stop.raised and not stop.satisfied:
@@ -510,14 +637,29 @@ def run_league(league: League, store: Store, workers: int | None = None, engine:
         state.outcome = "failed"
         raise
     finally:
-        starts = runner.stop(abandon=state.outcome != "finished" and not stop.drained)
+        starts += runner.stop(abandon=state.outcome != "finished" and not stop.drained)
+        state.amend(runner.closing_faults, store)
         store.finish_run(run_id, state.outcome)
-    # what the lazy scan did not reach yet (a stop) is not known to be done
-    return RunSummary(scheduled, pending.skipped, state.played, state.faulted, starts,
+    return RunSummary(scheduled, counts.stored, state.played, state.faulted, starts,
                       time.perf_counter() - started, state.outcome == "interrupted",
                       state.errors, state.startup_s, state.unplayed, sorted(state.broken),
                       dict(state.broken), dict(state.left), state.error_lines, workers or 0,
-                      runner.setup.concurrency or 1)
+                      runner.setup.concurrency or 1, ", then ".join(used), counts.elsewhere)
+
+
+def _fill(runner: Engine, workers: int, waiting: list[list[BatchItem]],
+          batches: Iterator[list[tuple[BatchItem, ScheduledMatch]]],
+          schedules: dict[str, ScheduledMatch], stop: _StopFlag) -> None:
+    """Give each worker BATCHES_IN_FLIGHT_PER_WORKER batches: the ``waiting``
+    ones first (sent out before, never played: a hand-over's), then new ones."""
+    for worker in range(workers):
+        for _ in range(BATCHES_IN_FLIGHT_PER_WORKER):
+            if waiting:
+                runner.submit(worker, waiting.pop(0))
+            elif not _submit_next(runner, worker, batches, schedules, stop):
+                break
+    for batch in waiting:  # more than they take at once: the first worker plays them too
+        runner.submit(0, batch)
 
 
 @dataclass
@@ -559,6 +701,16 @@ class _RunState:
                 for bot, rank in zip(scheduled.seats, result.ranks):
                     self.rank_sums[bot] += rank
                     self.seat_counts[bot] += 1
+        self.amend(reply.end_faults, store)
+
+    def amend(self, end_faults: list[EndFault], store: Store) -> None:
+        """Store the faults bots made after their matches ended, with those
+        matches (stored by now: a worker finds them only after)."""
+        for fault in end_faults:
+            stored = store.save_end_fault(fault)
+            log.warning("bot %s, seat %d of match %s: %s after the match ended: %s%s",
+                        fault.bot, fault.seat, fault.match_id, fault.kind, fault.detail,
+                        "" if stored else " (not stored: the match is not stored)")
 
     def leave(self, bots: set[str]) -> None:
         """A match left for a later run because of ``bots``."""

@@ -1,10 +1,19 @@
 """Results in SQLite, through sqlite-utils.
 
 Tables: ``leagues``, ``bots`` (one row per bot version: name + hash of its
-files), ``matches``, ``seats`` (per-seat score, rank, fault), ``replays``,
-``ratings`` and ``runs``. Each finished match is written in its own
+files), ``matches``, ``seats`` (per-seat score, rank, fault), ``end_faults``
+(faults made after a match ended, while the bot handled ``end``: a worker
+sees them at the process's next use, so they amend a stored match, by match
+and seat, and change no score or rank), ``replays``, ``decision_stderr``
+(each decision's stderr, by match, seat and decision, for a league whose
+file asks for it: ``[logs] stderr = "all"``), ``ratings`` and ``runs``. Each finished match is written in its own
 transaction, so a crash loses at most the matches in flight. WAL mode keeps
 readers (``league status``) from blocking the writer.
+
+The leagues' secret deal keys are not in the results file but beside it
+(``results.db.secret``, DealKeys): the results file can be shared or served
+as it is. An older results file's ``league_keys`` table moves there on its
+first writable open.
 
 The ``rating_*`` tables keep each league's sufficient statistics for the
 ratings (``harness.stats.ratings.Tallies``): ``league table`` reads them, and the
@@ -26,12 +35,15 @@ read seat rows when they are not.
 from __future__ import annotations
 
 import json
+import logging
 import os
 import secrets
 import socket
 import sqlite3
 import time
 from collections.abc import Iterable, Iterator, Sequence
+from contextlib import closing
+from dataclasses import dataclass
 from itertools import groupby
 from operator import itemgetter
 from pathlib import Path
@@ -42,7 +54,7 @@ import sqlite_utils
 from sqlite_utils.db import Table
 
 from harness.proc.processes import pid_alive
-from harness.records import MatchResult
+from harness.records import EndFault, MatchResult
 from harness.stats.ratings import (
     BOOTSTRAP_BLOCKS,
     CHUNK,
@@ -93,8 +105,70 @@ TAIL_LIMIT = 20_000   # more unfolded matches than this: the ratings read seat r
 LAST_ROWID = 2**63 - 1
 
 
+SECRET_SUFFIX = ".secret"  # results.db -> results.db.secret: not *.db, so no glob serves it
+log = logging.getLogger(__name__)
+
+
 class StoreError(RuntimeError):
     """The results file cannot be used; the message says why and what to do."""
+
+
+def secret_path(results: Path) -> Path:
+    """The file beside a results file that keeps its leagues' deal keys."""
+    return results.with_name(results.name + SECRET_SUFFIX)
+
+
+class DealKeys:
+    """Each league's secret deal key, in a small SQLite file of its own beside
+    the results file (``results.db.secret``, mode 0600). Kept apart so that
+    the results file can be shared, copied or served (Datasette) without
+    letting anyone compute a league's deals; SQLite makes each new key
+    durable before a match dealt from it is stored (a run killed at any
+    point resumes with the same deals) and lets runs of other leagues add
+    keys at the same time. The runner reads a key and passes it to its
+    workers: no worker opens this file. To resume a league on another
+    machine, copy both files."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+
+    def get(self, league: str) -> str | None:
+        if not self.path.exists():
+            return None
+        try:
+            with closing(self._connect(readonly=True)) as connection:
+                row = connection.execute("SELECT key FROM league_keys WHERE league = ?",
+                                         [league]).fetchone()
+        except sqlite3.OperationalError:  # made, and killed before its table was
+            return None
+        return None if row is None else str(row[0])
+
+    def get_or_make(self, league: str) -> str:
+        """The league's key, made on its first use; a run racing another for
+        the same new league gets the key that was stored first."""
+        with closing(self._connect()) as connection, connection:
+            connection.execute("INSERT OR IGNORE INTO league_keys VALUES (?, ?, ?)",
+                               [league, secrets.token_hex(32), time.time()])
+            row = connection.execute("SELECT key FROM league_keys WHERE league = ?",
+                                     [league]).fetchone()
+        return str(row[0])
+
+    def adopt(self, rows: Iterable[tuple[str, str, float]]) -> None:
+        """Keys from elsewhere (an older results file); a league's key here stays."""
+        with closing(self._connect()) as connection, connection:
+            connection.executemany("INSERT OR IGNORE INTO league_keys VALUES (?, ?, ?)", rows)
+
+    def _connect(self, readonly: bool = False) -> sqlite3.Connection:
+        if readonly:
+            return sqlite3.connect(f"file:{self.path.resolve()}?mode=ro", uri=True, timeout=10)
+        try:  # made 0600 before SQLite writes a byte to it (SQLite would use the umask)
+            os.close(os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
+        except FileExistsError:
+            pass
+        connection = sqlite3.connect(self.path, timeout=10)
+        connection.execute("CREATE TABLE IF NOT EXISTS league_keys "
+                           "(league TEXT PRIMARY KEY, key TEXT NOT NULL, created_at REAL)")
+        return connection
 
 
 class Store:
@@ -121,6 +195,7 @@ class Store:
             self.db.execute("PRAGMA synchronous=NORMAL")
             self.db.execute("PRAGMA busy_timeout=10000")
             self._create()
+            self._move_keys_out()
             self._keep_rating_stats()
         except sqlite3.DatabaseError as exc:
             raise StoreError(f"{self.path} is not a usable results database ({exc}); "
@@ -136,7 +211,11 @@ class Store:
         db = self.db
         if "leagues" not in db.table_names():
             self._table("leagues").create({"name": str, "game": str, "config": str, "scheduled": int,
-                                  "created_at": float, "updated_at": float}, pk="name")
+                                  "created_at": float, "updated_at": float, "bot_ids": str,
+                                  "stopped": str}, pk="name")
+        elif "bot_ids" not in self._table("leagues").columns_dict:  # a file from before them
+            self._table("leagues").add_column("bot_ids", str)
+            self._table("leagues").add_column("stopped", str)
         if "bots" not in db.table_names():
             self._table("bots").create({"id": str, "name": str, "version": str, "manifest": str,
                                "command": str, "first_seen": float}, pk="id")
@@ -161,16 +240,23 @@ class Store:
         elif "moves" not in self._table("seats").columns_dict:  # a results file from before times
             for column, kind in (("moves", int), ("think_ms", float), ("think_max_ms", float)):
                 self._table("seats").add_column(column, kind)
+        if "end_faults" not in db.table_names():  # amendments: faults after a match's end
+            self._table("end_faults").create({
+                "match_id": str, "seat": int, "bot": str, "kind": str, "detail": str,
+                "stderr": str, "recorded_at": float,
+            }, pk=("match_id", "seat"))
         if "replays" not in db.table_names():
             self._table("replays").create({"match_id": str, "replay": str}, pk="match_id")
+        if "decision_stderr" not in db.table_names():  # kept for leagues with [logs] stderr = "all"
+            self._table("decision_stderr").create({
+                "match_id": str, "seat": int, "decision": int, "text": str,
+            }, pk=("match_id", "seat", "decision"))
         if "ratings" not in db.table_names():
             self._table("ratings").create({
                 "league": str, "bot": str, "elo": float, "elo_low": float, "elo_high": float,
                 "games": int, "avg_score": float, "avg_rank": float, "faults": int,
                 "computed_at": float,
             }, pk=("league", "bot"))
-        if "league_keys" not in db.table_names():
-            self._table("league_keys").create({"league": str, "key": str, "created_at": float}, pk="league")
         if "runs" not in db.table_names():
             self._table("runs").create({
                 "id": int, "league": str, "pid": int, "host": str, "started_at": float,
@@ -179,27 +265,60 @@ class Store:
             }, pk="id")
 
     # ---- leagues and bots ---------------------------------------------------
-    def register_league(self, config: dict[str, Any], scheduled: int) -> None:
+    def register_league(self, config: dict[str, Any], scheduled: int,
+                        bot_ids: Sequence[str] | None = None) -> None:
+        """Record a league as a run is about to play it: its schedule's size and
+        its bots' current versions (``bot_ids``, name@version), which say
+        which stored matches count for the schedule (league_counts). A run
+        that plays is not stopped: any earlier ``stopped`` note is cleared."""
         now = time.time()
         existing = self._table("leagues").count_where("name = ?", [config["name"]])
         row = {"name": config["name"], "game": config["game"],
                "config": json.dumps(config, sort_keys=True), "scheduled": scheduled,
-               "updated_at": now}
+               "updated_at": now, "stopped": None}
+        if bot_ids is not None:
+            row["bot_ids"] = json.dumps(sorted(set(bot_ids)))
         if existing:
             self._table("leagues").update(config["name"], row)
         else:
             self._table("leagues").insert({**row, "created_at": now})
 
+    @property
+    def secret_path(self) -> Path:
+        """Where the leagues' secret deal keys are kept (DealKeys)."""
+        return secret_path(self.path)
+
     def league_secret(self, league: str) -> str:
-        """The league's secret deal key, made on first use and kept here: the
-        results file is out of every bot's reach, so no bot can compute a deal."""
+        """The league's secret deal key, made on first use and kept beside the
+        results file (DealKeys), never in it: the results file may be shared
+        or served (Datasette), and no bot can reach either."""
+        keys = DealKeys(self.secret_path)
+        if self.readonly:
+            key = keys.get(league)
+            if key is None:
+                raise StoreError(f"no deal key for league {league!r} in {self.secret_path}: "
+                                 "a league without a public seed needs the results file's "
+                                 f"{SECRET_SUFFIX} file beside it")
+            return key
+        return keys.get_or_make(league)
+
+    def _move_keys_out(self) -> None:
+        """A results file from before DealKeys holds its keys in a
+        ``league_keys`` table: move them to the secret file (durably, first),
+        then drop the table with secure_delete on and checkpoint the WAL, so
+        the key bytes are overwritten in the file, not merely unlinked."""
+        if "league_keys" not in self.db.table_names():
+            return
+        rows = self.db.execute("SELECT league, key, created_at FROM league_keys").fetchall()
+        DealKeys(self.secret_path).adopt(rows)
+        self.db.execute("PRAGMA secure_delete=ON")
         with self.db.conn:
-            row = self.db.execute("SELECT key FROM league_keys WHERE league = ?", [league]).fetchone()
-            if row:
-                return str(row[0])
-            key = secrets.token_hex(32)
-            self._insert("league_keys", {"league": league, "key": key, "created_at": time.time()})
-        return key
+            self.db.execute("DROP TABLE league_keys")
+        self.db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        self.db.execute("PRAGMA secure_delete=OFF")
+        log.warning("%s: moved %d league deal key(s) out of the results file into %s; "
+                    "copy both files to resume these leagues elsewhere",
+                    self.path, len(rows), self.secret_path)
 
     def register_bot(self, bot_id: str, name: str, version: str, manifest: str,
                      command: Sequence[str]) -> None:
@@ -254,11 +373,46 @@ class Store:
                 **_think_columns(result, seat),
             } for seat, fault in enumerate(result.faults)]:
                 self._insert("seats", row)
+            for end_fault in result.end_faults:
+                self._insert_end_fault(end_fault, seat_ids[end_fault.seat])
             self._insert("replays", {"match_id": result.match_id,
                                      "replay": json.dumps(result.replay)})
+            if result.stderr:
+                self.db.conn.executemany(
+                    "INSERT OR IGNORE INTO decision_stderr (match_id, seat, decision, text) "
+                    "VALUES (?, ?, ?, ?)",
+                    [(result.match_id, e.seat, e.decision, e.text) for e in result.stderr])
             if rowid - self._folded_to(league) > FOLD_EVERY:
                 self._fold(league)
         return True
+
+    def save_end_fault(self, fault: EndFault) -> bool:
+        """Amend a stored match with a fault a bot made after it ended (seen
+        only at the process's next use, so often after the match was stored).
+        Its scores and ranks stand: the game was over. False if the match is
+        not stored (a later run plays it again)."""
+        with self.db.conn:
+            row = self.db.execute("SELECT bot FROM seats WHERE match_id = ? AND seat = ?",
+                                  [fault.match_id, fault.seat]).fetchone()
+            if row is None:
+                return False
+            self._insert_end_fault(fault, row[0])
+        return True
+
+    def _insert_end_fault(self, fault: EndFault, bot_id: str) -> None:
+        """One end fault a seat (the first, should a seat be amended twice)."""
+        self.db.execute(
+            "INSERT OR IGNORE INTO end_faults (match_id, seat, bot, kind, detail, stderr, "
+            "recorded_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
+            [fault.match_id, fault.seat, bot_id, fault.kind, fault.detail, fault.stderr_tail,
+             time.time()])
+
+    def end_faults(self, match_id: str) -> list[dict[str, Any]]:
+        """The faults a match's bots made after it ended, by seat."""
+        if not self.has_table("end_faults"):  # a read-only file from before them
+            return []
+        return list(self.db.query("SELECT * FROM end_faults WHERE match_id = ? ORDER BY seat",
+                                  [match_id]))
 
     # ---- the ratings' sufficient statistics -----------------------------------
     def _folded_to(self, league: str) -> int:
@@ -465,6 +619,46 @@ class Store:
                                "WHERE league = ? AND rowid > ?", [league, folded]).fetchone()[0]
         return int(count), faulted + int(rest)
 
+    def league_counts(self, league: str, bot_ids: Sequence[str] | None = None,
+                      deals: int | None = None) -> LeagueCounts:
+        """How the league's stored matches stand against its schedule as last
+        run: for its bots' versions then (or ``bot_ids``), its game's rules
+        now and its first ``deals`` deals (or the config's). A match ID names
+        its bots' versions, its rules and its deal, so a stored match with
+        another is not one the schedule holds: kept and rated, never counted
+        as played for it. A file from before bot_ids were kept: each bot's
+        latest version. KeyError for an unknown league."""
+        row = next((r for r in self.leagues() if r["name"] == league), None)
+        if row is None:
+            raise KeyError(f"no league {league!r} in {self.path}")
+        config = json.loads(row["config"] or "{}")
+        if bot_ids is None:
+            bot_ids = _current_bot_ids(row, config, self.bot_versions())
+        deals = config.get("deals", LAST_ROWID) if deals is None else deals
+        rules = _rules_version(row["game"])
+        known = None if bot_ids is None else set(bot_ids)
+        current = faulted = past = older = 0
+        # grouped by seats (a few per table), so each group's bots are checked once
+        for seats, rules_version, within, count, faults in self.db.execute(
+                "SELECT seats, rules_version, COALESCE(deal, 0) < ?, COUNT(*), SUM(faulted > 0) "
+                "FROM matches WHERE league = ? GROUP BY 1, 2, 3", [deals, league]):
+            if (rules is not None and rules_version != rules
+                    or known is not None and not known.issuperset(json.loads(seats))):
+                older += count
+            elif within:
+                current, faulted = current + count, faulted + faults
+            else:
+                past += count
+        return LeagueCounts(int(row["scheduled"] or 0), current, faulted, older, past,
+                            row.get("stopped"))
+
+    def set_league_stopped(self, league: str, why: str | None) -> None:
+        """Note why a league ends short of its schedule (a decided SPRT, in a
+        few words), or clear the note (None): its remaining matches are then
+        none (league_counts)."""
+        with self.db.conn:
+            self.db.execute("UPDATE leagues SET stopped = ? WHERE name = ?", [why, league])
+
     def seat_rows(self, league: str) -> Iterator[dict[str, Any]]:
         """Every seat result of a league, ordered by match ID then seat, so
         anything computed from them does not depend on finishing order."""
@@ -502,8 +696,10 @@ class Store:
             where.append("m.id IN (SELECT match_id FROM seats WHERE bot = ? OR bot LIKE ?)")
             params += [bot, f"{bot}@%"]
         if fault:
-            where.append("m.id IN (SELECT match_id FROM seats WHERE fault_kind = ?)")
-            params.append(fault)
+            after = (" OR m.id IN (SELECT match_id FROM end_faults WHERE kind = ?)"
+                     if self.has_table("end_faults") else "")
+            where.append(f"(m.id IN (SELECT match_id FROM seats WHERE fault_kind = ?){after})")
+            params += [fault, fault] if after else [fault]
         clause = f"WHERE {' AND '.join(where)}" if where else ""
         return list(self.db.query(
             f"SELECT m.* FROM matches m {clause} ORDER BY m.finished_at DESC LIMIT ?",
@@ -519,6 +715,15 @@ class Store:
                                    [row["id"]]))
         replay = json.loads(self._table("replays").get(row["id"])["replay"])
         return row, seats, replay
+
+    def decision_stderr(self, match_id: str) -> list[tuple[int, int, str]]:
+        """A match's stderr per decision, (decision, seat, text) in decision
+        order: kept for a league with ``[logs] stderr = "all"``, else none."""
+        if not self.has_table("decision_stderr"):  # a read-only file from before it
+            return []
+        return [(int(d), int(s), str(t)) for d, s, t in self.db.execute(
+            "SELECT decision, seat, text FROM decision_stderr WHERE match_id = ? "
+            "ORDER BY decision, seat", [match_id])]
 
     def save_ratings(self, league: str, rows: Iterable[dict[str, Any]]) -> None:
         now = time.time()
@@ -581,6 +786,62 @@ class Store:
     def fault_kinds(self) -> list[str]:
         return [r[0] for r in self.db.execute(
             "SELECT DISTINCT fault_kind FROM seats WHERE fault_kind IS NOT NULL ORDER BY 1")]
+
+
+@dataclass(frozen=True)
+class LeagueCounts:
+    """A league's stored matches against its schedule (Store.league_counts).
+    ``current + remaining == scheduled`` unless ``stopped``; ``current +
+    older + past_deals`` is every match stored for the league."""
+
+    scheduled: int
+    current: int  # the schedule's matches stored: these bot versions, rules and deals
+    faulted: int  # of those, with a fault
+    older: int  # stored for earlier versions of a bot (or of the game's rules)
+    past_deals: int  # stored for these versions on deals past the league's ``deals``
+    stopped: str | None = None  # why it ends short of its schedule (a decided SPRT)
+
+    @property
+    def stored(self) -> int:
+        return self.current + self.older + self.past_deals
+
+    @property
+    def unplayed(self) -> int:
+        return max(self.scheduled - self.current, 0)
+
+    @property
+    def remaining(self) -> int:
+        """What a run would still play: none once the league is stopped."""
+        return 0 if self.stopped else self.unplayed
+
+    def elsewhere(self) -> str:
+        """The stored matches not counted, in words ("" where there are none)."""
+        parts = [f"{self.older} for earlier bot versions"] if self.older else []
+        if self.past_deals:
+            parts.append(f"{self.past_deals} on deals past the league's deals")
+        return " and ".join(parts)
+
+
+def _current_bot_ids(row: dict[str, Any], config: dict[str, Any],
+                     versions: dict[str, list[str]]) -> list[str] | None:
+    """The league's bots as last run (name@version); for a file from before
+    they were kept, each of its bots' latest version; None: not known."""
+    if row.get("bot_ids"):
+        return list(json.loads(row["bot_ids"]))
+    names = config.get("bots")
+    if not names or any(name not in versions for name in names):
+        return None
+    return [versions[name][-1] for name in names]
+
+
+def _rules_version(game: str) -> str | None:
+    """The game's rules now (None: a game this harness does not know)."""
+    from games import UnknownGameError, get_game
+
+    try:
+        return str(get_game(game).INFO.rules_version)
+    except UnknownGameError:
+        return None
 
 
 def _check_path(path: Path, readonly: bool) -> None:

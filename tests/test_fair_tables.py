@@ -228,6 +228,7 @@ TWIN_SETTINGS = [TwinSetting(3, 30, 200), TwinSetting(4, 20, 200), TwinSetting(5
                  TwinSetting(6, 12, 200), TwinSetting(7, 10, 200)]
 
 
+@pytest.mark.statistical
 @pytest.mark.slow
 @pytest.mark.parametrize("setting", TWIN_SETTINGS, ids=[f"{s.players} seats" for s in TWIN_SETTINGS])
 def test_twins_rate_alike_with_balanced_seatings_and_apart_with_cyclic(setting):
@@ -380,6 +381,7 @@ def test_a_league_of_one_bot_against_copies_plays_to_one_pooled_row(tmp_path, bo
     assert "nothing to play" in cli("run", path, "--db", db, "--engine", "inline", "-q").stderr
 
 
+@pytest.mark.slow
 def test_reordering_bots_is_the_same_league_and_changing_rotation_is_not(tmp_path, bot_path):
     text = ('name = "order"\ngame = "limit"\nbots = ["random", "heuristic", "heuristic_half"]\n'
             "players = 3\ndeals = 1\nseed = 4\n")
@@ -394,6 +396,7 @@ def test_reordering_bots_is_the_same_league_and_changing_rotation_is_not(tmp_pat
     assert "rotation 'balanced' -> 'cyclic'" in refused and "new name" in refused
 
 
+@pytest.mark.slow
 def test_a_league_stored_with_the_old_default_is_told_how_to_go_on(tmp_path, bot_path):
     """Before "balanced" became the default, a file without rotation was
     cyclic: resuming it now is refused, saying which line keeps it going."""

@@ -44,6 +44,7 @@ def test_the_command_prints_a_row_per_stage_and_the_repo_weights_loss(capsys):
     assert all(0 < float(row[2]) < 1 and 0 < float(row[3]) < 1 for row in rows)
 
 
+@pytest.mark.statistical
 @pytest.mark.slow
 @pytest.mark.parametrize("game", ["tile_hunt", "target"])
 def test_the_repo_weights_predict_fresh_self_play_as_well_as_a_refit(game):

@@ -17,6 +17,7 @@ def test_every_game_has_a_heuristic():
     assert set(available()) == set(implemented_games())
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("slug", implemented_games())
 def test_heuristic_beats_random(slug):
     counts = get_game(slug).INFO.player_counts()

@@ -167,7 +167,8 @@ def test_hostile_bot_is_contained(tmp_path, mode, monkeypatch):
         assert len(stderr.encode()) <= 4096
         assert score != 999
     if mode == "text_to_stdout":
-        assert all("text to stdout: 'thinking" in detail for _, detail, *_ in faults[name])
+        assert all("wrote text to stdout" in detail and "thinking" in detail
+                   for _, detail, *_ in faults[name])
     if mode == "child_holds_stdout":
         # seen as the exit it is (the kind above is not a timeout), with its status
         assert all("exit code 5" in detail for _, detail, *_ in faults[name]), faults[name]

@@ -56,6 +56,7 @@ def test_interleaved_matches_are_the_matches_played_one_at_a_time():
     assert kinds == [None, "crash", "bad_message", "illegal_action", None]
 
 
+@pytest.mark.slow
 def test_interleaved_timeouts_overlap_and_the_other_matches_play_on(monkeypatch):
     """Each sleeper is asked before any sleeper's deadline passes: the four
     waits overlap. Checked by the order of the asks and the timeouts, not by

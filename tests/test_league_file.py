@@ -108,17 +108,19 @@ def test_team_league_pairs_copies_or_mixes(tmp_path):
 LEAGUE_FILES = sorted((Path(__file__).resolve().parent.parent / "leagues").glob("*.toml"))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("path", LEAGUE_FILES, ids=[p.stem for p in LEAGUE_FILES])
 def test_shipped_league_runs_to_a_rating_table(path, tmp_path):
-    """Each shipped league loads, and one deal of it plays with real bot
-    processes to a rating table with every bot in it."""
+    """Each shipped league loads, and one deal of it, each table in one
+    seating, plays with real bot processes to a rating table with every bot
+    in it (the seatings themselves: tests/test_fair_tables.py)."""
     from harness.runner import run_league
     from harness.stats.ratings import rate
     from harness.store import Store
 
     league = load_league(str(path))
     assert league.size() >= 50, "a shipped league should say something"
-    league = dataclasses.replace(league, deals=1)
+    league = dataclasses.replace(league, deals=1, rotation="none")
     store = Store(tmp_path / "r.db")
     summary = run_league(league, store, workers=1, engine="inline")
     assert summary.played == league.size() and summary.faulted == 0

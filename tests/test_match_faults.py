@@ -50,7 +50,7 @@ def descendants() -> set[int]:
         ("faulty_garbage", "bad_message"),
         ("faulty_out_of_range", "illegal_action"),
         ("faulty_no_hello", "bad_message"),
-        ("faulty_slow_start", "timeout"),
+        pytest.param("faulty_slow_start", "timeout", marks=pytest.mark.slow),  # waits out start-up
     ],
 )
 def test_fault_is_recorded_and_match_finishes(pool, bot, kind):

@@ -52,7 +52,8 @@ def rate_table(rows: list[dict[str, Any]]) -> list[Any]:
     return rate(rows)
 
 
-@pytest.mark.slow  # about a minute on two cores: make test, not test-fast
+@pytest.mark.statistical  # about a minute on two cores
+@pytest.mark.slow
 @pytest.mark.parametrize("setting", SETTINGS, ids=[s.name for s in SETTINGS])
 def test_fitted_elo_has_slope_one_and_intervals_cover_95_percent(setting):
     result = calibrate(setting, rate_table)
@@ -147,7 +148,8 @@ def test_a_young_league_s_intervals_cover_the_truth(name):
     assert np.all(result.coverage >= 0.90), result.coverage
 
 
-@pytest.mark.slow  # about a minute and a half on two cores
+@pytest.mark.statistical  # about a minute and a half on two cores
+@pytest.mark.slow
 @pytest.mark.parametrize("setting", GROWTH_SETTINGS + SYMMETRIC_SETTINGS,
                          ids=[s.name for s in GROWTH_SETTINGS + SYMMETRIC_SETTINGS])
 def test_intervals_cover_from_the_first_deal_on(setting):

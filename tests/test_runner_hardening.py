@@ -82,14 +82,15 @@ def test_a_limit_outside_its_bounds_is_refused_naming_the_field_value_and_bound(
     assert f"field '{field}' = {value} is {bound}" in str(refused.value)
 
 
-def test_every_limit_has_bounds_around_its_default_and_the_readme_lists_them():
+def test_every_limit_has_bounds_around_its_default_and_the_docs_list_them():
     assert set(LIMIT_BOUNDS) == set(LIMIT_FIELDS)
-    readme = (ROOT / "README.md").read_text()
+    docs = (ROOT / "docs" / "leagues.md").read_text()
     for field, (low, high) in LIMIT_BOUNDS.items():
+        default = f"{LIMIT_FIELDS[field]:g}"
         assert low <= LIMIT_FIELDS[field] <= high, field
-        row = next((line for line in readme.splitlines()
+        row = next((line for line in docs.splitlines()
                     if line.startswith("|") and f"`{field}`" in line), "")
-        assert re.search(rf"\| {low} \| {high}\b", row), (field, row)
+        assert re.search(rf"\| {default} \| {low} \| {high}\b", row), (field, row)
 
 
 def test_a_league_at_every_maximum_plays_without_a_harness_error(tmp_path):

@@ -204,13 +204,15 @@ def test_a_sandboxed_bot_sees_only_its_own_world(tmp_path):
     finally:
         del os.environ["HARNESS_ONLY_SECRET"]
         server.close()
-    assert report["pid"] == 1 and report["procs"] == ["1"], "no other process is visible"
+    # PID 1 is the sandbox's init (bwrap's own), the bot the one process it started
+    assert report["pid"] == 2 and report["procs"] == ["1", "2"], "no other process is visible"
     assert report["uid"] != 0
     assert report["cwd"] == "/bot" and "bot.py" in report["bot_files"]
     assert report["bot_writable"] is False
     assert report["loopback"] is False, "the host's loopback must be out of reach"
     assert set(report["env"]) <= {"PATH", "HOME", "TMPDIR", "LANG", "MINE", "PWD", "LC_CTYPE",
-                                  "LD_LIBRARY_PATH"}
+                                  "LD_LIBRARY_PATH", "LEAGUE_PROTOCOL", "PYTHONPATH"}
+    assert report["env"]["PYTHONPATH"] == "/sdk", "a {python} bot imports league_sdk from /sdk"
     host_paths = [str(ROOT), str(tmp_path), sys.prefix, sys.base_prefix, "/root"]
     seen = json.dumps([report["env"], report["python"], report["cwd"]])
     assert not [p for p in host_paths if p in seen], "a host path is visible to the bot"

@@ -15,8 +15,8 @@ from bots.heuristics.kings_order import _Model, _play_value
 from bots.search.core import beliefs as fit_record
 from bots.search.games.kings_order.beliefs import EPSILON, KingsOrderRefiner, _turns, played_like
 from games import get_game
-from games.determinize import from_observation, kings_order_bounds
-from games.kings_order import sort_hand
+from games.determinize import from_observation
+from games.kings_order import kings_order_bounds, sort_hand
 from games.playthrough import wire
 from games.tennos import rank_of
 

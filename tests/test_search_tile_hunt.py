@@ -33,6 +33,7 @@ def _decisions(seeds: range, players: int = 4):
             game.apply(legal[index])
 
 
+@pytest.mark.slow
 def test_with_the_heuristics_values_the_turn_dp_plays_the_heuristics_move() -> None:
     """Given the heuristic's own values for the ends, the weights the turn
     search gives each action are chances (they sum to 1) and the action of
@@ -56,6 +57,7 @@ def test_with_the_heuristics_values_the_turn_dp_plays_the_heuristics_move() -> N
     assert checked > 300
 
 
+@pytest.mark.slow
 def test_turn_search_is_legal_and_seeded() -> None:
     def play(seed: int) -> list[int]:
         moves = []
@@ -83,6 +85,7 @@ def test_turn_search_is_legal_and_seeded() -> None:
     assert play(5) == first
 
 
+@pytest.mark.slow
 def test_every_take_the_engine_offers_is_an_end_the_turn_search_values() -> None:
     """The take step's legal actions (the engine's) are all among the ends
     the turn search valued at the turn's start (from the heuristic's
@@ -208,6 +211,7 @@ def _redraw_first_roll(state, rng: random.Random):
     return twin
 
 
+@pytest.mark.slow
 def test_the_exact_odds_of_a_turn_are_how_the_heuristic_plays_it() -> None:
     """The chance of each way a turn ends, computed from the heuristic's
     dice DP, matches the heuristic playing that turn from fresh rolls."""
@@ -239,6 +243,7 @@ def test_the_exact_odds_of_a_turn_are_how_the_heuristic_plays_it() -> None:
             assert abs(seen - p) <= 4.5 * math.sqrt(max(p * (1 - p), 1e-4) / n), (end, p, seen)
 
 
+@pytest.mark.slow
 def test_the_exact_value_of_the_final_round_is_what_playouts_average() -> None:
     """With one turn after the current one, the exact value (the last turn
     scored without playing it) agrees with playing both turns out with the
@@ -283,6 +288,7 @@ def _heuristic_turn(game, heuristic, rng: random.Random) -> tuple:
     return state, legal[heuristic(view, wire_legal, rng)]
 
 
+@pytest.mark.statistical
 @pytest.mark.slow  # 4,500 simulated turns
 def test_the_end_distribution_is_what_the_heuristic_turn_gives() -> None:
     """The chances of a turn's ends from a fresh roll played by the DP
@@ -318,6 +324,7 @@ def test_the_end_distribution_is_what_the_heuristic_turn_gives() -> None:
     assert checked == 3
 
 
+@pytest.mark.statistical
 @pytest.mark.slow  # 2,400 simulated turns
 def test_the_late_phase_values_the_ends_after_the_followers_turns() -> None:
     """``after_followers`` (the tuned move's late-phase values): for the

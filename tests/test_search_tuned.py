@@ -83,6 +83,7 @@ def test_the_tuned_all_aboard_move_keeps_its_joker_while_the_round_goes_on():
         assert (played != joker) == tuned_keeps_the_joker, (deck_size, card_name(played))
 
 
+@pytest.mark.statistical
 @pytest.mark.slow
 @pytest.mark.parametrize("slug,deals", [("all_aboard", 200), ("tateyoko", 100), ("tile_hunt", 40),
                                         ("target", 200)])

@@ -161,7 +161,7 @@ def _python_binds() -> list[str]:
 def _sandbox_args(bot_dir: Path) -> list[str]:
     """bwrap's options, the shape of ``harness.proc.sandbox.bwrap_arguments``."""
     args = ["--unshare-all", "--unshare-user", "--uid", "65534", "--gid", "65534",
-            "--disable-userns", "--die-with-parent", "--as-pid-1", "--new-session",
+            "--disable-userns", "--die-with-parent", "--new-session",
             "--cap-drop", "ALL", "--hostname", "bot", "--ro-bind", "/usr", "/usr",
             "--proc", "/proc", "--dev", "/dev", "--size", str(64 << 20), "--tmpfs", "/tmp"]
     for name in ("bin", "sbin", "lib", "lib32", "lib64", "libx32"):
@@ -462,7 +462,7 @@ def test_a_system_call_of_another_abi_kills_the_process(tmp_path):
     plain = _bwrap(tmp_path, ["/bot/i386"], filtered=False)
     if plain.returncode != 0:
         pytest.skip(f"this kernel runs no i386 calls anyway: {plain.returncode}")
-    assert plain.stdout == "1\n", "getpid of the sandbox's first process"
+    assert plain.stdout == "2\n", "getpid of the bot, under the sandbox's init"
     filtered = _bwrap(tmp_path, ["/bot/i386"], filtered=True)
     assert filtered.returncode == 128 + 31 and filtered.stdout == "", "killed by SIGSYS"
 
@@ -500,10 +500,10 @@ class _FilteredBwrap:
         self.program = program
 
     def spawn(self, bot_dir: Path, argv: list[str], manifest_env: dict[str, str],
-              limits: object) -> PipeTransport:
+              limits: object, protocol: str = "msgpack") -> PipeTransport:
         return PipeTransport(["/bin/sh", "-c", 'exec 3<"$0" && exec "$@"', str(self.program),
                               str(bwrap_binary()), "--seccomp", "3", *_sandbox_args(bot_dir),
-                              "--", *argv])
+                              "--", *argv], protocol=protocol)
 
 
 @needs_bwrap

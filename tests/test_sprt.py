@@ -203,6 +203,7 @@ def rates(units: int, runs: int, seed: int, **model) -> dict[str, tuple[float, S
     return wrong
 
 
+@pytest.mark.slow
 def test_error_rates_and_length_at_the_defaults():
     """The defaults (elo0 0, elo1 20, cap 5,000 deals), 2 players, the field
     A: wrong verdicts within 1.5 points of 5% (plus two standard errors of
@@ -224,6 +225,7 @@ def _quoted_deals(pattern: str) -> int:
     return int(found.group(1).replace(",", ""))
 
 
+@pytest.mark.statistical
 @pytest.mark.slow
 def test_error_rates_hold_on_many_simulated_tests():
     """The figures in the help, and other tables: 2-4 seats, teams, card luck."""

@@ -227,6 +227,7 @@ def test_harness_errors_stop_the_test_and_say_so(tmp_path, monkeypatch):
     assert hint_of(result.stderr)
 
 
+@pytest.mark.slow
 def test_the_cap_decides_or_says_why_not(tmp_path):
     db = str(tmp_path / "s.db")
     common = ["target", "heuristic_half", "heuristic", "--bots", TEST_BOTS, "--db", db,

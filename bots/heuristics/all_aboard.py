@@ -24,7 +24,7 @@ def _hand_value(hand: tuple[int, ...]) -> float:
     return -2 * reds + (20 if reds == len(hand) else 0)
 
 
-class _Planner:
+class Planner:
     def __init__(self, deck_size: int, num_players: int) -> None:
         self.deck_size = deck_size
         self.num_players = num_players
@@ -67,7 +67,7 @@ class _Planner:
 
 
 def choose(obs: dict, legal: list, rng: random.Random,
-           planner_class: type[_Planner] = _Planner) -> int:
+           planner_class: type[Planner] = Planner) -> int:
     """``planner_class``: a variant of the planner (the search's tuned move)."""
     if len(legal) == 1:
         return 0

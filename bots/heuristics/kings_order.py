@@ -15,7 +15,7 @@ from __future__ import annotations
 import random
 from math import comb
 
-from games.determinize import kings_order_log_bounds
+from games.kings_order import kings_order_log_bounds
 from games.tennos import rank_of
 
 FACE_BONUS = {11: 11, 12: 12, 13: 13}

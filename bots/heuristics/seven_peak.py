@@ -107,7 +107,7 @@ def hand_value(hand, counts, ctx) -> float:
     return best + flex + shape
 
 
-def _peak_vp(counts) -> int:
+def peak_vp(counts) -> int:
     return sum(counts[x - 1] for x in range(1, 7) if counts[x - 1] and x + counts[x - 1] >= PEAK)
 
 
@@ -151,7 +151,7 @@ def _after_take(hand, counts, x, card, ctx, value=hand_value) -> float:
     """Score of the position after taking ``card`` from pile ``x``."""
     area = list(counts)
     area[x - 1] -= 1
-    return value(list(hand) + [card], area, ctx) + _peak_vp(area)
+    return value(list(hand) + [card], area, ctx) + peak_vp(area)
 
 
 def _best_take(hand, counts, piles, ctx, value=hand_value):
@@ -179,7 +179,7 @@ def _best_second(hand, counts, piles, ctx, width: int = 4, value=hand_value):
     singles = []
     for b in sorted(set(hand)):
         rest, area, _ = _put(hand, counts, piles, b)
-        singles.append((value(rest, area, ctx) + _peak_vp(area), b))
+        singles.append((value(rest, area, ctx) + peak_vp(area), b))
     singles.sort(reverse=True)
     best = None
     for _, b in singles[:width]:
@@ -194,7 +194,7 @@ def _best_first(hand, counts, piles, ctx, value=hand_value):
     singles = []
     for a in sorted(set(hand)):
         rest, area, _ = _put(hand, counts, piles, a)
-        score = value(rest, area, ctx) + _peak_vp(area) - _danger(area, a)
+        score = value(rest, area, ctx) + peak_vp(area) - _danger(area, a)
         singles.append((score, a))
     singles.sort(reverse=True)
     best = singles[0]
@@ -283,7 +283,7 @@ def choose(obs: dict, legal: list, rng: random.Random) -> int:
         return legal.index(["put", card])
 
     if step == "more":
-        stop_score = hand_value(hand, counts, ctx) + _peak_vp(counts)
+        stop_score = hand_value(hand, counts, ctx) + peak_vp(counts)
         second = _best_second(hand, counts, obs["area"], ctx)
         if second and second[0] > stop_score + 0.3:
             return legal.index(["put", second[1]])

@@ -38,21 +38,25 @@ OUTCOMES = {k: _outcomes(k) for k in range(1, 6)}
 
 
 def _build_transitions():
-    """Rows: (state, reroll option); columns: next state; entries: probability."""
+    """Rows: (state, reroll option); columns: next state; entries: probability.
+    A row depends only on the dice kept, so each is summed once (the bots
+    build this table before they answer ``hello``)."""
     rows: list[np.ndarray] = []
     row_state = []
-    row_option: list[tuple[int, ...]] = []
     option_rows: dict[tuple[tuple[int, ...], tuple[int, ...]], int] = {}
+    by_kept: dict[tuple[int, ...], np.ndarray] = {}
     for si, state in enumerate(STATES):
         for option in reroll_options(state):
             kept = remove_values(state, option)
-            row = np.zeros(len(STATES))
-            for combo, p in OUTCOMES[len(option)]:
-                row[STATE_INDEX[tuple(sorted(kept + list(combo)))]] += p
+            row = by_kept.get(tuple(kept))
+            if row is None:
+                row = np.zeros(len(STATES))
+                for combo, p in OUTCOMES[len(option)]:
+                    row[STATE_INDEX[tuple(sorted(kept + list(combo)))]] += p
+                by_kept[tuple(kept)] = row
             option_rows[(state, option)] = len(rows)
             rows.append(row)
             row_state.append(si)
-            row_option.append(option)
     return np.array(rows), np.array(row_state), option_rows
 
 

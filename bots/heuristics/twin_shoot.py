@@ -27,7 +27,7 @@ BASE = {4: 2.0, 6: 0.0}
 SCALE = 1.0
 
 
-def _unseen(obs: dict) -> list[int]:
+def unseen_cards(obs: dict) -> list[int]:
     """Cards this player has not seen: in other hands or unseen bid cards."""
     seen = set(obs["hand"]) | set(obs["bid_cards"])
     if obs["partner_bid_cards"]:
@@ -140,7 +140,7 @@ def choose(obs: dict, legal: list, rng: random.Random) -> int:
     want_win = need > 0 or need < 0
     if need > left:
         want_win = True
-    unseen = _unseen(obs)
+    unseen = unseen_cards(obs)
     share_all = max(len(unseen), 1)
     chances = [(win_chance(obs, c, unseen), c) for c in legal]
     hand = obs["hand"]

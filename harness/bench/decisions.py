@@ -54,7 +54,7 @@ from games import get_game
 from harness.bench.ceiling import round_trips_per_second, traffic_round_trips
 from harness.league import League, load_league
 from harness.match import BotPool, MatchResult, MatchSteps, match_steps, play_interleaved, run_match
-from harness.proc.botproc import _same_on_the_wire
+from harness.proc.botproc import same_on_the_wire
 from harness.proc.catalog import BUILTIN_BOT_DIR
 from harness.proc.sandbox import Sandbox
 
@@ -151,7 +151,7 @@ def _engine_cpu(game_slug: str, replays: list[dict[str, Any]]) -> float:
         for action in replay["actions"]:
             legal = game.legal_actions()
             game.observation(game.current_player())
-            game.apply_unchecked(next(a for a in legal if _same_on_the_wire(a, action)))
+            game.apply_unchecked(next(a for a in legal if same_on_the_wire(a, action)))
     return time.process_time() - clock
 
 

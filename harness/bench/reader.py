@@ -82,9 +82,11 @@ def shapes(caps: ModuleType) -> list[Shape]:
         ("longest strings", _filled(_str("x" * longest), caps)),
         ("longest non-ASCII strings", _filled(_str("\u00e9" * (longest // 2)), caps)),
         ("refused: one level too deep", _filled(b"\x91" * (nest + 1) + b"\x00", caps)),
-        ("refused: past the decoder's stack", b"\x91" * (caps.MAX_REPLY_BYTES - 1) + b"\x00"),
-        ("refused: claimed lengths, never filled",
-         (b"\xdc" + caps.MAX_CONTAINER_ITEMS.to_bytes(2, "big")) * (caps.MAX_REPLY_BYTES // 3)),
+        # inside a map, as a reply must start, so that the decoder meets them
+        ("refused: past the decoder's stack", b"\x81\xa1x" + b"\x91" * (caps.MAX_REPLY_BYTES - 4)
+         + b"\x00"),
+        ("refused: claimed lengths, never filled", b"\x81\xa1x" +
+         (b"\xdc" + caps.MAX_CONTAINER_ITEMS.to_bytes(2, "big")) * (caps.MAX_REPLY_BYTES // 3 - 1)),
         ("refused: text", b"thinking " * (caps.MAX_REPLY_BYTES // 9)),
     ]
 

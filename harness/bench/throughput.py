@@ -255,10 +255,10 @@ def _engine_figures(seconds: float = 0.5) -> None:
     """Engine-only decisions/s per game, random play at 4 players or the
     game's nearest count (games/bench.py has before/after comparisons)."""
     from games import implemented_games
-    from games.bench import _players_for, measure
+    from games.bench import measure, players_for
 
     for slug in implemented_games():
-        players = _players_for(slug, 4)
+        players = players_for(slug, 4)
         figures = measure(slug, players, seconds)
         print(f"engine {slug:15} {players}p: {figures['random']:>9,.0f} decisions/s random play, "
               f"{figures['redeal']:>7,.0f} redeal+playouts/s")

@@ -20,7 +20,7 @@ from typing import Any, NoReturn, Optional
 
 import typer
 
-from harness.limits import DEFAULT_LIMITS
+from harness.limits import DEFAULT_LIMITS, LIMIT_BOUNDS
 from harness.proc.catalog import ManifestError, UnknownBotError, resolve
 from harness.proc.safe_text import printable
 
@@ -34,6 +34,9 @@ EXIT_CODES = (f"Exit codes: 0 done; {EXIT_HARNESS_ERROR} harness error in a matc
               f"matches for a later run (run: it did not start, or faulted in 3 matches in a "
               f"row); {EXIT_DB} unusable results database; {EXIT_INTERRUPTED} "
               "interrupted.")
+
+# How every command names a fault made after a match ended (records.EndFault).
+END_FAULT = "FAULT after the match ended (while handling `end`; the standings stand):"
 
 app = typer.Typer(
     no_args_is_help=True, pretty_exceptions_enable=False,
@@ -55,6 +58,40 @@ def DecisionOption(help: str = "Per-decision deadline (wall clock); by default a
     """``--decision-ms`` (of `league play`, `check`, `sprt`): its default is
     a league's, from the one definition of the limits (harness.limits)."""
     return typer.Option(DEFAULT_LIMITS.decision_ms, "--decision-ms", min=1, metavar="MS", help=help)
+
+
+def ClockOption() -> Any:
+    """``--clock-ms`` (of `league play`, `check`): a match clock per bot."""
+    return typer.Option(DEFAULT_LIMITS.clock_ms, "--clock-ms", min=0,
+                        max=LIMIT_BOUNDS["clock_ms"][1], metavar="MS",
+                        help="A match clock per bot, all its decisions together (0: none); "
+                             "each decision may take at most what is left of it. By default "
+                             "a league's.")
+
+
+def IncrementOption() -> Any:
+    return typer.Option(DEFAULT_LIMITS.increment_ms, "--increment-ms", min=0,
+                        max=LIMIT_BOUNDS["increment_ms"][1], metavar="MS",
+                        help="Added to the clock after each decision (needs --clock-ms).")
+
+
+def BankOption() -> Any:
+    return typer.Option(DEFAULT_LIMITS.bank_ms, "--bank-ms", min=0,
+                        max=LIMIT_BOUNDS["bank_ms"][1], metavar="MS",
+                        help="Overage per bot per match: a decision may run over "
+                             "--decision-ms, the excess drawn from this bank (0: none).")
+
+
+def time_limits(decision_ms: int, clock_ms: int, increment_ms: int, bank_ms: int,
+                startup_ms: int = DEFAULT_LIMITS.startup_ms) -> Any:
+    """The Limits the time options give; an increment without a clock is refused."""
+    from harness.limits import Limits
+
+    if increment_ms and not clock_ms:
+        fail(f"--increment-ms {increment_ms} is added to a match clock: give --clock-ms too "
+             "(or --bank-ms, overage on top of --decision-ms)")
+    return Limits(decision_ms=decision_ms, startup_ms=startup_ms, clock_ms=clock_ms,
+                  increment_ms=increment_ms, bank_ms=bank_ms)
 
 
 def fail(message: str, code: int = EXIT_USAGE) -> NoReturn:
@@ -85,18 +122,22 @@ def main_options(
 ) -> None:
     """Tournament and bot-competition harness for eleven card and dice games."""
     _OPTIONS["accept_weak_limits"] = accept_weak_limits
+    _warnings_to_stderr()
 
 
 _OPTIONS: dict[str, bool] = {"accept_weak_limits": False}
 
 
-def _sandbox(mode: str) -> Any:
-    """The isolation to run bots in; refuses a machine where it cannot work."""
+def _sandbox(mode: str, check: bool = True) -> Any:
+    """The isolation to run bots in; refuses a machine where it cannot work.
+    ``check=False`` leaves the probe (a bwrap start) to whoever starts a bot
+    (run_league, only where it has a match to play; _play_league says why)."""
     from harness.proc.sandbox import Sandbox, SandboxUnavailable
 
     try:
         sandbox = Sandbox(mode, weak_limits_ok=_OPTIONS["accept_weak_limits"])
-        sandbox.check()
+        if check:
+            sandbox.check()
     except (ValueError, SandboxUnavailable) as exc:
         fail(str(exc))
     if sandbox.mode == "bwrap" and _OPTIONS["accept_weak_limits"]:
@@ -111,16 +152,22 @@ def _sandbox(mode: str) -> Any:
     return sandbox
 
 
-def _log_to_stderr() -> None:
-    """The library logs; the CLI decides that its messages reach the user, and
-    that Ray's start-up notices do not."""
+def _warnings_to_stderr() -> None:
+    """Every command: the library's warnings (a LEAGUE_BOT_PATH folder that
+    does not exist, a rebuilt bot copy) reach the user on stderr."""
     logger = logging.getLogger("harness")
     if not any(isinstance(h, _StderrHandler) for h in logger.handlers):
         logger.addHandler(_StderrHandler())
-    logger.setLevel(logging.INFO)
-    import ray  # noqa: F401 - ray sets its loggers up on import: quiet them after that
+    if logger.level == logging.NOTSET or logger.level > logging.WARNING:
+        logger.setLevel(logging.WARNING)
 
-    logging.getLogger("ray").setLevel(logging.ERROR)
+
+def _log_to_stderr() -> None:
+    """The library logs; the CLI decides that its messages reach the user.
+    (Ray is not imported here: a run that needs no Ray never pays for it, and
+    the runner quiets Ray's start-up notices where it starts one.)"""
+    _warnings_to_stderr()
+    logging.getLogger("harness").setLevel(logging.INFO)
 
 
 class _StderrHandler(logging.Handler):
@@ -172,7 +219,10 @@ def _store(db: Path, readonly: bool = False) -> Any:
         fail(str(exc), EXIT_DB)
 
 
-IDENTITY_FIELDS = ("game", "players", "seed", "bots", "rotation", "partners", "copies")
+# time_odds: one bot's own times tilt results toward or against it, where the
+# league's own limits (not here) re-time every bot alike
+IDENTITY_FIELDS = ("game", "players", "seed", "bots", "rotation", "partners", "copies",
+                   "time_odds")
 
 
 def _check_identity(store: Any, league: Any, path: str) -> None:
@@ -212,12 +262,14 @@ def _league_fields(league: Any) -> set[str]:
 
 
 def _play_league(league: Any, store: Any, **options: Any) -> Any:
-    """``run_league``, an ``--address`` that reaches no cluster being bad input."""
+    """``run_league``, an ``--address`` that reaches no cluster, or a sandbox
+    that cannot run here, being bad input."""
+    from harness.proc.sandbox import SandboxUnavailable
     from harness.runner import ClusterUnreachable, run_league
 
     try:
         return run_league(league, store, **options)
-    except ClusterUnreachable as exc:
+    except (ClusterUnreachable, SandboxUnavailable) as exc:
         fail(str(exc))
 
 
@@ -233,3 +285,25 @@ def _me() -> str:
         return os.path.relpath(invoked) if not invoked.is_absolute() or \
             str(invoked).startswith(os.getcwd()) else str(invoked)
     return "league"
+
+
+def build_bot(spec: Any, sandbox: Any, timeout_s: float | None = None) -> None:
+    """Run a bot's build step (harness.proc.build), saying so in a verdict
+    line; a build that fails, or cannot start, ends the command (exit 3, with
+    the tail of its output, escaped: a build prints what a stranger wrote)."""
+    from harness.proc.build import BUILD_TIMEOUT_S, BuildError, run_build
+
+    try:
+        result = run_build(spec, sandbox, timeout_s or BUILD_TIMEOUT_S)
+    except BuildError as exc:
+        fail(str(exc), EXIT_BOT)
+    summary = printable(result.summary(spec), False)  # the manifest's argv
+    if result.ok:
+        typer.echo(f"{typer.style('ok  ', fg=typer.colors.GREEN)} {summary}")
+        return
+    typer.echo(f"{typer.style('FAIL', fg=typer.colors.RED)} {summary}")
+    shown = result.shown_output()
+    typer.echo(f"\nlast {len(shown)} lines of its output:" if shown else "\nit printed nothing")
+    for line in shown:
+        typer.echo(f"  | {printable(line)}")
+    raise typer.Exit(EXIT_BOT)

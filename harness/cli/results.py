@@ -13,8 +13,9 @@ from typing import Any, Optional
 
 import typer
 
-from harness.cli.common import DbOption, _store, app, fail, print_stderr_tail
+from harness.cli.common import END_FAULT, DbOption, _store, app, fail, print_stderr_tail
 from harness.proc.safe_text import printable
+from harness.suggest import did_you_mean
 
 
 def _ahead(elo: float) -> str:
@@ -53,7 +54,8 @@ def _league_name(store: Any, league: str) -> str:
         name = None
     if name in known:
         return str(name)
-    fail(f"no league {league!r} in {store.path}; known: {', '.join(known) or 'none yet'}")
+    fail(f"no league {league!r}{did_you_mean(league, known)} in {store.path}; known: "
+         f"{', '.join(known) or 'none yet'}")
 
 
 @app.command(help=TABLE_HELP)
@@ -235,20 +237,41 @@ def _print_matrix(matrix: tuple[list[str], list[list[float]], list[list[float]]]
 
 @app.command()
 def status(db: Path = DbOption) -> None:
-    """Per league: matches done, in flight, remaining and faulted."""
+    """Per league: matches scheduled, done, in flight, remaining and faulted.
+
+    Done + remaining = scheduled: done counts the matches of its bots'
+    versions as last run. Below the table: the stored matches not counted
+    (earlier bot versions) and leagues that stopped early (a decided SPRT)."""
     store = _store(db, readonly=True)
     rows = store.leagues()
     if not rows:
         typer.echo(f"no leagues in {db} yet")
         return
     width = max(6, *(len(r["name"]) for r in rows))
-    typer.echo(f"{'league':{width}} {'game':14} {'done':>8} {'in flight':>10} {'remaining':>10} "
-               f"{'faulted':>8}")
+    typer.echo(f"{'league':{width}} {'game':14} {'scheduled':>9} {'done':>8} {'in flight':>10} "
+               f"{'remaining':>10} {'faulted':>8}")
+    notes = []
     for row in rows:
-        done, faulted = store.league_match_count(row["name"])
+        counts = store.league_counts(row["name"])
         flying = store.in_flight(row["name"])
-        typer.echo(f"{row['name']:{width}} {row['game']:14} {done:8d} {flying:10d} "
-                   f"{max(row['scheduled'] - done, 0):10d} {faulted:8d}")
+        typer.echo(f"{row['name']:{width}} {row['game']:14} {counts.scheduled:9d} "
+                   f"{counts.current:8d} {flying:10d} {counts.remaining:10d} {counts.faulted:8d}")
+        notes += [f"{printable(row['name'], False)}: {note}" for note in _count_notes(counts)]
+    for note in notes:
+        typer.echo(note)
+
+
+def _count_notes(counts: Any) -> list[str]:
+    """What a league's counts leave unsaid: why it stopped short of its
+    schedule, and its stored matches that its schedule does not hold."""
+    notes = []
+    if counts.stopped:
+        notes.append(f"{counts.stopped}; the {counts.unplayed} unplayed scheduled matches will "
+                     "not be played")
+    if counts.elsewhere():
+        notes.append(f"also stored: {counts.elsewhere()} (kept and rated as such, not counted "
+                     "as done)")
+    return notes
 
 
 FAULT_KINDS = ("startup", "timeout", "crash", "bad_message", "illegal_action", "limit")
@@ -268,28 +291,44 @@ def matches(
     store = _store(db, readonly=True)
     leagues = [row["name"] for row in store.leagues()]
     if league is not None and league not in leagues:
-        fail(f"no league {league!r} in {db}; known: {', '.join(leagues) or 'none yet'}")
+        fail(f"no league {league!r}{did_you_mean(league, leagues)} in {db}; known: "
+             f"{', '.join(leagues) or 'none yet'}")
     if fault is not None and fault not in FAULT_KINDS:
-        fail(f"unknown fault kind {fault!r}; choose from {', '.join(FAULT_KINDS)}")
+        fail(f"unknown fault kind {fault!r}{did_you_mean(fault, FAULT_KINDS)}; choose from "
+             f"{', '.join(FAULT_KINDS)}")
     if bot is not None:
         versions = store.bot_versions()
         known = set(versions) | {v for vs in versions.values() for v in vs}
         if bot not in known:
-            fail(f"no bot {bot!r} in {db}; known: {', '.join(sorted(versions)) or 'none yet'}")
+            fail(f"no bot {bot!r}{did_you_mean(bot, versions)} in {db}; known: "
+                 f"{', '.join(sorted(versions)) or 'none yet'}")
     for row in store.matches(league, bot, fault, limit):
         seats = json.loads(row["seats"])
         flags = (" CAPPED" if row["capped"] else "") + (f" faults={row['faulted']}" if row["faulted"] else "")
+        after_end = len(store.end_faults(row["id"]))
+        flags += f" end-faults={after_end}" if after_end else ""
         typer.echo(f"{row['id']}  {row['league']:12} {row['game']:14} deal {row['deal']:<5} "
                    f"{' '.join(printable(s.split('@')[0], False) for s in seats)}{flags}")
         if fault is not None:
             _, seat_rows, _ = store.match(row["id"])
+            for after in store.end_faults(row["id"]):
+                if after["kind"] == fault:
+                    _echo_fault(after["seat"], after["bot"], f"{END_FAULT} {after['kind']}",
+                                after["detail"], after["stderr"])
             for seat in seat_rows:
                 if seat["fault_kind"] == fault:
-                    typer.echo(f"    seat {seat['seat']} {printable(seat['bot'].split('@')[0], False)}: "
-                               f"{seat['fault_kind']} at decision {seat['fault_decision']}: "
-                               f"{printable(seat['fault_detail'] or '', False)}")
-                    for line in printable(seat["fault_stderr"] or "").rstrip("\n").split("\n")[-5:]:
-                        typer.echo(f"      | {line}")
+                    _echo_fault(seat["seat"], seat["bot"],
+                                f"{seat['fault_kind']} at decision {seat['fault_decision']}",
+                                seat["fault_detail"], seat["fault_stderr"])
+
+
+def _echo_fault(seat: int, bot: str, what: str, detail: str | None, stderr: str | None) -> None:
+    """One fault of ``league matches --fault``: its seat, bot and detail, and
+    the last lines of the bot's stderr (all of it escaped: a bot wrote it)."""
+    typer.echo(f"    seat {seat} {printable(bot.split('@')[0], False)}: {what}: "
+               f"{printable(detail or '', False)}")
+    for line in printable(stderr or "").rstrip("\n").split("\n")[-5:]:
+        typer.echo(f"      | {line}")
 
 
 def _match(store: Any, match_id: str) -> tuple[dict[str, Any], list[dict[str, Any]], dict[str, Any]]:
@@ -349,7 +388,7 @@ def replay(
     faults = {s["seat"]: Fault(s["fault_kind"], s["fault_decision"], s["fault_detail"] or "")
               for s in seats if s["fault_kind"]}
     try:
-        for line in replay_lines(stored, faults):
+        for line in replay_lines(stored, faults, store.decision_stderr(row["id"])):
             typer.echo(line)
     except ValueError as exc:  # stored under other rules
         fail(str(exc))
@@ -361,9 +400,15 @@ def replay(
                 f"{printable(seat['fault_detail'] or '', False)}" if seat["fault_kind"] else "")
         typer.echo(f"  {seat['rank']}. seat {seat['seat']} {bots[seat['seat']]:{width}} "
                    f"score {seat['score']:g}{note}")
+    after_end = store.end_faults(row["id"])
+    for after in after_end:
+        typer.echo(f"  seat {after['seat']} {bots[after['seat']]}: {END_FAULT} {after['kind']}: "
+                   f"{printable(after['detail'] or '', False)}")
     for seat in seats:
         if seat["fault_kind"]:
             print_stderr_tail(f"seat {seat['seat']} ({bots[seat['seat']]})", seat["fault_stderr"] or "")
+    for after in after_end:
+        print_stderr_tail(f"seat {after['seat']} ({bots[after['seat']]})", after["stderr"] or "")
 
 
 @app.command()
@@ -372,17 +417,41 @@ def logs(
     seat: Optional[int] = typer.Option(None, min=0, metavar="N", help="Only this seat."),
     db: Path = DbOption,
 ) -> None:
-    """What a faulted bot wrote to stderr (its last 4 KiB), whole."""
+    """What a bot wrote to stderr: a faulted bot's last 4 KiB, and each decision's lines where kept.
+
+    Leagues keep the stderr of a bot that faulted; a league file with
+    `[logs] stderr = "all"` keeps what every bot wrote at each decision."""
     store = _store(db, readonly=True)
     row, seats, _ = _match(store, match_id)
+    per_decision: dict[int, list[tuple[int, str]]] = {}
+    for decision, seat_number, text in store.decision_stderr(row["id"]):
+        per_decision.setdefault(seat_number, []).append((decision, text))
     if seat is not None and seat >= len(seats):
         fail(f"match {row['id']} has seats 0-{len(seats) - 1}")
     chosen = [s for s in seats if seat is None or s["seat"] == seat]
+    after_end = {after["seat"]: after for after in store.end_faults(row["id"])}
     for entry in chosen:
+        after = after_end.get(entry["seat"])
         typer.echo(f"== seat {entry['seat']} {printable(entry['bot'], False)}"
                    + (f" (FAULT {entry['fault_kind']} at decision {entry['fault_decision']})"
-                      if entry["fault_kind"] else ""))
-        if entry["fault_stderr"]:
-            typer.echo(printable(entry["fault_stderr"]).rstrip("\n"))
-        else:
-            typer.echo("(no stderr stored: it is kept only for a bot that faulted)")
+                      if entry["fault_kind"] else "")
+                   + (f" ({END_FAULT} {after['kind']})" if after else ""))
+        said = per_decision.get(entry["seat"], [])
+        if not said or entry["fault_kind"] or after:
+            typer.echo(_stderr_text(entry["fault_kind"] or (after and after["kind"]),
+                                    entry["fault_stderr"] or (after and after["stderr"])))
+        if said:
+            typer.echo(f"-- per decision ({len(said)} with output):")
+        for decision, text in said:
+            for line in text.splitlines():
+                typer.echo(f"[{decision}] {printable(line, False)}")
+
+
+def _stderr_text(fault_kind: str | None, stderr: str | None) -> str:
+    """A seat's stored stderr, or why there is none: a bot that faulted and
+    wrote nothing is not one whose stderr was not kept."""
+    if stderr:
+        return printable(stderr).rstrip("\n")
+    if fault_kind:
+        return "(the bot faulted and wrote nothing to stderr)"
+    return "(no stderr stored: the bot did not fault, and stderr is kept only for a bot that faulted)"

@@ -93,7 +93,8 @@ def run(
     db: Path = DbOption,
     workers: Optional[int] = typer.Option(
         None, "--workers", "-w", min=1, metavar="N",
-        help="Parallel match workers (Ray actors); default: the cluster's CPU count."),
+        help="Parallel match workers; more than 1 are Ray actors (--engine auto). Default: 1 "
+             "in this process, or the CPU count on Ray."),
     per_worker: Optional[int] = typer.Option(
         None, "--matches-per-worker", min=1, metavar="N",
         help="Matches each worker keeps in flight at once, interleaved on one thread (while one "
@@ -103,8 +104,11 @@ def run(
         None, metavar="HOST:PORT",
         help="Existing Ray cluster, or auto: the one `ray start` began on this machine "
              "(default: an embedded Ray of its own, whatever RAY_ADDRESS says)."),
-    engine: str = typer.Option("ray", metavar="ray|inline",
-                               help="ray (default) or inline (no Ray, for debugging)."),
+    engine: str = typer.Option(
+        "auto", metavar="auto|ray|inline",
+        help="auto (default): Ray with --address or more than one --workers; else in this "
+             "process, handing what is left to an embedded Ray only on a machine of more than "
+             "2 CPUs once it would take over 60 s more here. ray or inline: always that."),
     max_matches: Optional[int] = typer.Option(None, min=1, metavar="N",
                                               help="Stop after this many new matches."),
     bots_dir: Optional[list[Path]] = BotsOption,
@@ -112,10 +116,10 @@ def run(
     sandbox_mode: str = SandboxOption,
 ) -> None:
     """Play every scheduled match of a league not yet in the database (resumable)."""
-    if engine not in ("ray", "inline"):
-        fail("--engine must be ray or inline")
+    if engine not in ("auto", "ray", "inline"):
+        fail(f"--engine {engine!r}: choose auto, ray or inline")
     _log_to_stderr()
-    sandbox = _sandbox(sandbox_mode)
+    sandbox = _sandbox(sandbox_mode, check=False)  # checked only if a match is to be played
     spec = _load_league(league, bots_dir)
     store = _store(db)
     _check_identity(store, spec, league)
@@ -123,17 +127,18 @@ def run(
     if live:
         fail(f"league {spec.name!r} is already running in {db} (pid {live[0]['pid']} on "
              f"{live[0]['host']}); two runs would play the same matches")
-    done, _ = store.league_match_count(spec.name)
-    total = spec.size()
+    from harness.runner import count_schedule
+
+    counts = count_schedule(spec, store)
     typer.echo(f"league {spec.name}: {spec.game}, {len(spec.bots)} bots, {spec.players} per "
-               f"match, {total} matches scheduled, {done} already in {db}", err=True)
+               f"match: {_plan(counts, store, spec, db)}", err=True)
     _warn_seat_order(spec)
     bar = None if quiet else ProgressBar({spec.bot_id(n): n for n in spec.bots})
     resume = f"{_me()} run {league} --db {db}"
     try:
         summary = _play_league(spec, store, workers=workers, engine=engine, address=address,
                                progress=bar, max_matches=max_matches, concurrency=per_worker,
-                               sandbox=sandbox)
+                               sandbox=sandbox, counts=counts)
     except KeyboardInterrupt:  # a third Ctrl-C, while stopping
         typer.echo(f"\ninterrupted; resume with: {resume}", err=True)
         raise typer.Exit(EXIT_INTERRUPTED) from None
@@ -150,6 +155,19 @@ def run(
         raise typer.Exit(EXIT_BOT)
     if summary.errors:
         raise typer.Exit(EXIT_HARNESS_ERROR)
+
+
+def _plan(counts: Any, store: Any, league: Any, db: Path) -> str:
+    """What the run has to do, in numbers that add up: to play, of the
+    scheduled, the rest stored already (for these bot versions), and the
+    league's other stored matches, which the schedule does not hold."""
+    said = (f"{counts.to_play} to play ({counts.scheduled} scheduled; {counts.stored} already "
+            f"stored in {db} for these bot versions")
+    if counts.elsewhere:
+        kinds = store.league_counts(league.name, [league.bot_id(n) for n in league.bots],
+                                    league.deals).elsewhere()
+        said += f"; also stored: {kinds or counts.elsewhere}, kept and rated as such, not counted"
+    return said + ")"
 
 
 def _warn_seat_order(league: Any) -> None:
@@ -177,7 +195,8 @@ def _report(summary: Any, resume: str) -> None:
     per_match = summary.process_starts / summary.played if summary.played else 0.0
     typer.echo(f"played {summary.played} matches in {summary.elapsed_s:.1f}s "
                f"({summary.rate:.1f}/s after {summary.startup_s:.1f}s of start-up; "
-               f"{summary.workers} worker(s) x {summary.in_flight} in flight), "
+               f"{_engine_words(summary.engine)}{summary.workers} worker(s) x "
+               f"{summary.in_flight} in flight), "
                f"{summary.faulted} with faults, {summary.process_starts} bot process starts "
                f"({per_match:.3f} per match)", err=True)
     if summary.errors:
@@ -191,6 +210,12 @@ def _report(summary: Any, resume: str) -> None:
     remaining = summary.scheduled - summary.already_done - summary.played
     if summary.interrupted or remaining > 0:
         typer.echo(f"stopped with {remaining} matches left; resume with: {resume}", err=True)
+
+
+def _engine_words(engine: str) -> str:
+    """How the run played, before its workers: "inline, " (in this process),
+    "Ray, " or "inline, then Ray, " (a hand-over, --engine auto)."""
+    return (engine.replace("ray", "Ray") + ", ") if engine else ""
 
 
 def _report_bot(bot: str, why: str, left: int) -> None:

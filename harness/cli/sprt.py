@@ -70,10 +70,11 @@ def sprt(
     seed: Optional[int] = typer.Option(
         None, "--seed", metavar="N",
         help="Public deal seed: reproducible deals (another seed is another test). Default: "
-             "deals from a secret key kept in the database."),
+             "deals from a secret key kept beside the database."),
     db: Path = DbOption,
     workers: Optional[int] = typer.Option(None, "--workers", "-w", min=1, metavar="N"),
-    engine: str = typer.Option("ray", metavar="ray|inline"),
+    engine: str = typer.Option("auto", metavar="auto|ray|inline",
+                               help="As `league run --engine`: auto (default), ray or inline."),
     address: Optional[str] = typer.Option(None, metavar="HOST:PORT",
                                           help="Existing Ray cluster (default: embedded)."),
     decision_ms: int = DecisionOption(),
@@ -83,8 +84,8 @@ def sprt(
     from harness.cli.sprt_run import StoredTest, sprt_league
     from harness.limits import Limits
 
-    if engine not in ("ray", "inline"):
-        fail("--engine must be ray or inline")
+    if engine not in ("auto", "ray", "inline"):
+        fail(f"--engine {engine!r}: choose auto, ray or inline")
     if elo0 >= elo1:
         fail("--elo0 must be below --elo1")
     if max_pairs is not None:
@@ -107,7 +108,7 @@ def sprt(
                           max_deals, seed, db, workers, engine, address, decision_ms, bots_dir,
                           sandbox_mode)
     _log_to_stderr()
-    sandbox = _sandbox(sandbox_mode)
+    sandbox = _sandbox(sandbox_mode, check=False)  # checked only if a match is to be played
     league = sprt_league(game, specs[baseline], specs[candidate],
                          [specs[f] for f in field_names], seats, max_deals,
                          Limits(decision_ms=decision_ms), seed)
@@ -124,6 +125,7 @@ def sprt(
         except KeyboardInterrupt:  # a third Ctrl-C, while stopping
             interrupted = True
         test = tester.test()
+    store.set_league_stopped(league.name, _stopped_note(test.stop()))
     why, code = _sprt_stopped(test, summary, interrupted, tester.missing())
     _print_sprt(test, league, why)
     if code is not None:
@@ -164,6 +166,17 @@ def _sprt_resume(game: str, baseline: str, candidate: str, field: list[str], pla
     if address is not None:
         words += ["--address", address]
     return " ".join([_me(), *map(shlex.quote, words)])
+
+
+def _stopped_note(stop: Any) -> Optional[str]:
+    """Why the test's league ends short of its schedule, for `league status`
+    and the report (None: it goes on, and its unplayed matches remain)."""
+    if stop is None:
+        return None
+    if stop.verdict is None:
+        return f"ended at the cap ({stop.deals} deals) with no verdict"
+    at_cap = "" if stop.reason == "bounds" else ", at the cap"
+    return f"decided: {stop.verdict} accepted after {stop.deals} deals{at_cap}"
 
 
 def _sprt_stopped(test: Any, summary: Any, interrupted: bool,

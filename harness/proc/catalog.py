@@ -9,6 +9,10 @@ A manifest is a TOML file (``bots/*.toml``, or any directory on the bot path)::
     files = ["my-bot", "lib/*.py"]       # globs (from cwd) hashed as the bot's
                                          # version; default: every file in cwd
     description = "..."                  # optional
+    build = ["gcc", "-O2", "-o", "my-bot", "my-bot.c"]  # optional: argv that
+                                         # makes the files (`league build`)
+    protocol = "json"                    # optional: "msgpack" (default) or "json"
+                                         # (JSON lines), the wire encoding
     [env]                                # optional extra environment
     MY_BOT_DEPTH = "3"
 
@@ -43,6 +47,14 @@ any sandbox exists, so a manifest is held to its own folder:
 Every such problem is a ManifestError naming the manifest, the bot (where its
 name could be read) and the field.
 
+A bot must run from its files alone, so what would otherwise fail only inside
+the sandbox, in bwrap's words, is refused by name: a ``files`` pattern that
+matches no file, and a ``command`` whose program is a relative path
+(``./my-bot``) that is not one of the bot's files, or is not executable.
+Checked when the manifest is read; for a manifest with a ``build`` step,
+whose outputs may not exist yet, when its files are read (the message then
+says to build it first).
+
 The cache (BotCache) holds each version's files as the sandbox mounts them,
 sealed: before a copy runs, every file in it (compiled ``.pyc`` files too)
 is checked against the seal recorded when it was built, kept where no bot
@@ -67,12 +79,14 @@ import sys
 import tempfile
 import threading
 import tomllib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from games import GAMES
+from harness.proc.botproc import PROTOCOLS
+from harness.suggest import did_you_mean, unknown_keys
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 BUILTIN_BOT_DIR = REPO_ROOT / "bots"
@@ -126,6 +140,8 @@ class BotSpec:
     files: tuple[str, ...] = ()
     env: dict[str, str] = field(default_factory=dict)
     description: str = ""
+    build: tuple[str, ...] = ()  # argv that makes the bot's files (``league build``); () = none
+    protocol: str = "msgpack"  # the wire encoding, one of botproc.PROTOCOLS
 
     @property
     def where(self) -> str:
@@ -144,9 +160,11 @@ class BotSpec:
         root = self.cwd.resolve()
         paths: set[Path] = set()
         for pattern in self.files or ("**/*",):
+            matched = False
             for path in _glob(self.cwd, pattern, self.where):
                 if not path.is_file() or "__pycache__" in path.parts:
                     continue
+                matched = True
                 if not _under(path.resolve(), root) or not _under(path.absolute(), root):
                     raise ManifestError(f"{self.where}: field 'files': {str(path)!r} lies outside "
                                         f"the bot's directory {root} (a link or '..')")
@@ -154,7 +172,17 @@ class BotSpec:
                 if len(paths) > MAX_BOT_FILES:
                     raise ManifestError(f"{self.where}: field 'files': more than {MAX_BOT_FILES:,} "
                                         "files (MAX_BOT_FILES); list the ones the bot needs")
+            if not matched and self.files:
+                raise ManifestError(f"{self.where}: field 'files': "
+                                    f"{_no_match(pattern, self.cwd)}{self._build_hint()}")
+        problem = _program_problem(self.command, self.cwd, paths.__contains__)
+        if problem:
+            raise ManifestError(f"{self.where}: field 'command': {problem}{self._build_hint()}")
         return sorted(paths)
+
+    def _build_hint(self) -> str:
+        """What to do when a file is missing that a build step may make."""
+        return f"; run `league build {self.name}` first" if getattr(self, "build", None) else ""
 
     def _sized(self) -> list[tuple[Path, int]]:
         """The bot's files with their apparent sizes, refused over the caps
@@ -185,6 +213,8 @@ class BotSpec:
         runs = {"command": list(self.command),
                 "cwd": os.path.relpath(self.cwd, self.manifest.parent.resolve()),
                 "files": list(self.files), "env": dict(sorted(self.env.items()))}
+        if self.protocol != "msgpack":  # the default leaves every msgpack bot's version as it was
+            runs["protocol"] = self.protocol
         digest = hashlib.sha256(json.dumps(runs, sort_keys=True).encode())
         files = []
         left = MAX_BUNDLE_BYTES
@@ -206,6 +236,55 @@ class BotSpec:
         """A digest of the manifest and the bot's files: a changed bot is a
         new entry. Streams: holds no file whole."""
         return self._read(keep=False).version
+
+
+def _no_match(pattern: str, cwd: Path) -> str:
+    return f"files pattern {pattern!r} matches no file in {cwd}"
+
+
+def _program_problem(command: tuple[str, ...] | list[str], cwd: Path,
+                     listed: Callable[[Path], bool]) -> str:
+    """Why the command's program, a relative path (``./my-bot``), cannot run
+    in the sandbox, which holds only the bot's files ('' if it can, or is
+    not such a path). ``listed``: whether a path is one of the bot's files."""
+    program = command[0]
+    if "/" not in program or os.path.isabs(program) or program == "{python}":
+        return ""  # found on PATH, or a system path: the sandbox's /usr
+    relative = os.path.normpath(program)
+    target = cwd / relative
+    if relative.startswith(".."):
+        return f"program {program!r} lies outside the bot's directory {cwd}"
+    if not target.is_file():
+        return f"program {program!r} is not a file: there is no {target}"
+    if not listed(target):
+        return (f"program {program!r} is not among the bot's files (field 'files'), so the "
+                "sandbox, which holds only those, cannot run it; add it to 'files'")
+    if not os.access(target, os.X_OK):
+        return f"program {program!r} is not executable (chmod +x {target})"
+    return ""
+
+
+def _files_of(cwd: Path, pattern: str, where: str) -> Iterator[Path]:
+    """The files a ``files`` pattern matches, lazily (compiled files left out)."""
+    return (path for path in _glob(cwd, pattern, where)
+            if path.is_file() and "__pycache__" not in path.parts)
+
+
+def _check_matches(cwd: Path, patterns: tuple[str, ...], command: list[str], where: str,
+                   bot: str | None) -> None:
+    """Each ``files`` pattern matches a file, and a relative program is one of
+    them: else the bot would fail only in the sandbox, in bwrap's words. Each
+    glob stops at its first match: every command reads every manifest."""
+    for pattern in patterns:
+        if next(_files_of(cwd, pattern, where), None) is None:
+            raise _manifest_error(f"{where}: field 'files': {_no_match(pattern, cwd)}", bot)
+
+    def listed(target: Path) -> bool:
+        return not patterns or any(target in _files_of(cwd, pattern, where)
+                                   for pattern in patterns)
+    problem = _program_problem(command, cwd, listed)
+    if problem:
+        raise _manifest_error(f"{where}: field 'command': {problem}", bot)
 
 
 def _glob(cwd: Path, pattern: str, where: str) -> Iterator[Path]:
@@ -464,7 +543,8 @@ def _field(data: dict[str, Any], key: str, kind: type, where: str, bot: str | No
     return value
 
 
-MANIFEST_KEYS = {"name", "command", "games", "cwd", "files", "env", "description"}
+MANIFEST_KEYS = {"name", "command", "games", "cwd", "files", "env", "description", "build",
+                 "protocol"}
 
 
 def containment_root(folder: Path) -> Path:
@@ -484,7 +564,8 @@ def load_manifest(path: Path) -> BotSpec:
     where = f"{path} (bot {ascii(bot)})" if bot is not None else str(path)
     unknown = sorted(set(data) - MANIFEST_KEYS)
     if unknown:
-        raise _manifest_error(f"{where}: unknown key(s) {', '.join(unknown)}; a manifest may hold "
+        raise _manifest_error(f"{where}: unknown key(s) {unknown_keys(unknown, MANIFEST_KEYS)}; "
+                              f"a manifest may hold "
                               f"{', '.join(sorted(MANIFEST_KEYS))}", bot)
     name = _field(data, "name", str, where, bot)
     if not NAME_PATTERN.fullmatch(name):
@@ -497,12 +578,33 @@ def load_manifest(path: Path) -> BotSpec:
     root = containment_root(path.parent)
     cwd = _cwd(path.parent, _field(data, "cwd", str, where, bot, "."), root, where, bot)
     files = _patterns(_field(data, "files", list, where, bot, []), where, bot)
+    build = _build_step(data, where, bot)
+    if not build:  # a build's outputs may not exist yet: checked when the bot is used
+        _check_matches(cwd, files, command, where, bot)
     env = _field(data, "env", dict, where, bot, {})
+    protocol = data.get("protocol", "msgpack")
+    if protocol not in PROTOCOLS:
+        raise _manifest_error(f"{where}: field 'protocol' = {ascii(protocol)} is not an encoding "
+                              f"the harness speaks; use one of: "
+                              f"{', '.join(map(repr, PROTOCOLS))}", bot)
     return BotSpec(
         name=name, command=tuple(command), cwd=cwd, games=games, manifest=path.resolve(),
         files=files, env={str(k): str(v) for k, v in env.items()},
-        description=str(data.get("description", "")),
+        description=str(data.get("description", "")), build=build, protocol=protocol,
     )
+
+
+def _build_step(data: dict[str, Any], where: str, bot: str | None) -> tuple[str, ...]:
+    """``build``: an argv like ``command`` (no shell), run in the bot's cwd
+    by ``league build`` (harness.proc.build); not part of the version, which
+    hashes what the build made, as ``files`` lists it."""
+    build = data.get("build", [])
+    if "build" in data and (not isinstance(build, list) or not build or
+                            not all(isinstance(part, str) and part for part in build)):
+        raise _manifest_error(f"{where}: field 'build' must be a non-empty list of non-empty "
+                              "strings, an argv like 'command' (e.g. [\"gcc\", \"-O2\", "
+                              "\"-o\", \"bot\", \"bot.c\"])", bot)
+    return tuple(build)
 
 
 def _games(value: Any, where: str, bot: str | None) -> tuple[str, ...] | None:
@@ -511,7 +613,8 @@ def _games(value: Any, where: str, bot: str | None) -> tuple[str, ...] | None:
     if isinstance(value, list) and all(isinstance(g, str) for g in value):
         unknown = [g for g in value if g not in GAMES]
         if unknown:
-            raise _manifest_error(f"{where}: field 'games' names unknown games {unknown}", bot)
+            raise _manifest_error(f"{where}: field 'games' names unknown games "
+                                  f"{unknown_keys(unknown, GAMES)}", bot)
         return tuple(value)
     raise _manifest_error(f"{where}: field 'games' must be \"*\" or a list of game slugs", bot)
 
@@ -542,9 +645,26 @@ def _patterns(value: list[Any], where: str, bot: str | None) -> tuple[str, ...]:
     return tuple(value)
 
 
+_WARNED_DIRS: set[str] = set()  # LEAGUE_BOT_PATH entries warned about: once a process
+
+
 def bot_dirs(extra: list[Path] | None = None) -> list[Path]:
+    """The bot path: bots/, LEAGUE_BOT_PATH, then ``extra`` (``--bots``, which
+    the CLI checks itself). A LEAGUE_BOT_PATH entry that is no folder is
+    warned about (once a process), not silently searched in vain."""
     dirs = [BUILTIN_BOT_DIR]
-    dirs += [Path(p) for p in os.environ.get("LEAGUE_BOT_PATH", "").split(os.pathsep) if p]
+    variable = os.environ.get("LEAGUE_BOT_PATH", "")
+    for entry in variable.split(os.pathsep):
+        if not entry:
+            continue
+        if not os.path.isdir(entry) and entry not in _WARNED_DIRS:
+            _WARNED_DIRS.add(entry)
+            what = "is not a folder" if os.path.exists(entry) else "does not exist"
+            tilde = (" (a '~' in quotes is not expanded: write $HOME)"
+                     if entry.startswith("~") else "")
+            log.warning("warning: LEAGUE_BOT_PATH names the folder %s, which %s%s; no bots are "
+                        "found there (LEAGUE_BOT_PATH=%s)", entry, what, tilde, variable)
+        dirs.append(Path(entry))
     dirs += list(extra or [])
     return dirs
 
@@ -613,7 +733,8 @@ class Catalog:
             hint = f"; unusable manifests: {'; '.join(self.problems)}" if self.problems else ""
             searched = ", ".join(str(d) for d in bot_dirs(self.extra))
             error = UnknownBotError(
-                f"unknown bot {name!r}; known bots: {', '.join(sorted(self.bots))} (searched "
+                f"unknown bot {name!r}{did_you_mean(name, self.bots)}; known bots: "
+                f"{', '.join(sorted(self.bots))} (searched "
                 f"{searched}; add a folder with --bots DIR or LEAGUE_BOT_PATH){hint}")
             error.unnamed = tuple(self.unnamed)
             raise error

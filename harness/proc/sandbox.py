@@ -12,6 +12,9 @@ Inside bubblewrap a bot sees:
 - its own files, read-only, at ``/bot`` (the materialised copy of its
   version from :class:`BotCache`), which is also its working directory;
 - a private writable ``/tmp`` (a size-capped tmpfs; ``HOME`` points there);
+- for a ``{python}`` bot, the Python SDK read-only at ``/sdk/league_sdk.py``
+  with ``/sdk`` on ``PYTHONPATH`` (part of the harness, like the Python it
+  runs on, so not one of the bot's files nor in its version);
 - read-only system paths to run its interpreter: ``/usr`` (with the
   ``/bin``, ``/lib*`` links), a few files of ``/etc``, and the harness's
   Python installation at its own path (so ``{python}`` bots run);
@@ -19,7 +22,18 @@ Inside bubblewrap a bot sees:
   namespace (no network at all, not even the host's loopback), its own IPC
   and UTS namespaces, a fresh session (no terminal), no capabilities, and
   an unprivileged user inside a user namespace;
-- an environment of PATH, HOME, LANG and the manifest's ``env`` only.
+- an environment of PATH, HOME, LANG, LEAGUE_PROTOCOL (the wire encoding its
+  manifest names) and the manifest's ``env`` only.
+
+PID 1 of the namespace is bwrap's own init, not the bot: it reaps orphans,
+and a signal the bot raises (``abort()``) reaches it as it would any process
+(a PID 1 ignores signals it has no handler for, so ``abort()`` ended as
+SIGSEGV). When the bot dies, bwrap exits with its status, a death by signal
+N as 128 + N, which the harness names (``killed by SIGABRT``).
+
+A bot's build step (harness.proc.build) runs in the same sandbox, but with
+the bot's own folder writable at ``/bot`` and a toolchain outside ``/usr``
+(rustup's) read-only at its own path (``Toolchain``).
 
 When its slot ends the sandbox's first process is killed and the kernel
 kills everything else in its PID namespace, whatever the bot did to escape
@@ -223,6 +237,24 @@ def _try_cgroups() -> tuple[bool, str]:
 
 
 # ---- bubblewrap ----------------------------------------------------------------
+# The Python SDK, `league_sdk` to a bot: part of the harness, like the Python
+# it runs on, so mounted for every {python} bot rather than copied into its
+# files (and its version). The repository's bots/sdk.py, or the installed one.
+SDK_SOURCE = Path(__file__).resolve().parents[2] / "bots" / "sdk.py"
+SANDBOX_SDK = "/sdk"
+
+
+@dataclass(frozen=True)
+class Toolchain:
+    """What a build step needs beyond the sandbox's /usr: host folders
+    mounted read-only at their own paths (rustup's toolchain), PATH entries
+    ahead of the sandbox's own, and environment (harness.proc.build)."""
+
+    folders: tuple[str, ...] = ()
+    path: tuple[str, ...] = ()
+    env: tuple[tuple[str, str], ...] = ()
+
+
 SANDBOX_PYTHON_ROOT = "/opt/python"  # the harness's Python installation, when outside /usr
 SANDBOX_VENV = "/opt/venv"  # the harness's virtual environment, when it runs in one
 
@@ -332,8 +364,13 @@ def fd_placeholder(index: int) -> str:
 def bwrap_arguments(bot_dir: Path, limits: ResourceLimits, chdir: str = BOT_ROOT,
                     env: dict[str, str] | None = None,
                     opens: list[dict[str, str]] | None = None,
-                    staged: list[str] | None = None) -> list[str]:
+                    staged: list[str] | None = None, sdk: bool = False,
+                    build: Toolchain | None = None) -> list[str]:
     """bwrap's options (without the binary and the command).
+
+    ``sdk``: mount the Python SDK at SANDBOX_SDK (a ``{python}`` bot's
+    ``league_sdk``). ``build``: a build step's sandbox, the bot's folder
+    writable and the toolchain's folders read-only at their own paths.
 
     A slot's own uid may not be allowed along the host paths of the bot's
     copy and of the harness's Python (a Python under /root), so these are
@@ -343,7 +380,7 @@ def bwrap_arguments(bot_dir: Path, limits: ResourceLimits, chdir: str = BOT_ROOT
     launcher opens (``opens``). With neither list (the harness's own uid),
     everything is mounted by path."""
     args = ["--unshare-all", "--unshare-user", "--uid", str(SANDBOX_USER),
-            "--gid", str(SANDBOX_USER), "--disable-userns", "--die-with-parent", "--as-pid-1",
+            "--gid", str(SANDBOX_USER), "--disable-userns", "--die-with-parent",
             "--new-session", "--cap-drop", "ALL", "--hostname", "bot",
             "--ro-bind", "/usr", "/usr", "--proc", "/proc", *_dev_arguments(),
             "--size", str(limits.file_mb << 20), "--tmpfs", "/tmp"]
@@ -373,7 +410,11 @@ def bwrap_arguments(bot_dir: Path, limits: ResourceLimits, chdir: str = BOT_ROOT
             continue  # mounted by path: for callers that run no {python}
         opens.append({"data": content})
         args += ["--perms", "0444", "--ro-bind-data", fd_placeholder(len(opens) - 1), path]
-    args += mount(str(bot_dir), BOT_ROOT)
+    if sdk:
+        args += mount(str(SDK_SOURCE), f"{SANDBOX_SDK}/league_sdk.py")
+    for folder in build.folders if build else ():
+        args += ["--ro-bind", folder, folder]
+    args += ["--bind", str(bot_dir), BOT_ROOT] if build else mount(str(bot_dir), BOT_ROOT)
     args += ["--chdir", chdir, "--clearenv"]
     for key, value in [*layout.env, *(env or {}).items()]:
         args += ["--setenv", key, value]
@@ -557,14 +598,19 @@ def _drop_stale_claim(claim: Path) -> None:
 # ---- the whole thing ------------------------------------------------------------
 def launch_command(binary: Path, bot_dir: Path, argv: Sequence[str], env: dict[str, str],
                    limits: ResourceLimits, cgroup_dirs: list[str], uid: int | None,
-                   filtered: bool) -> list[str]:
-    """The launcher's argv that starts ``argv`` under bwrap in one slot."""
+                   filtered: bool, build: Toolchain | None = None) -> list[str]:
+    """The launcher's argv that starts ``argv`` under bwrap in one slot
+    (``build``: a build step's, see bwrap_arguments)."""
     import base64
     import json
 
     opens: list[dict[str, str]] = [{"path": str(binary), "exec": "1"}]
     staged: list[str] | None = [] if uid is not None else None
-    args = bwrap_arguments(bot_dir, limits, env=env, opens=opens, staged=staged)
+    sdk = sys.executable in argv  # a {python} bot (or build): league_sdk importable
+    if sdk:
+        env = {**env, "PYTHONPATH": ":".join(filter(None, [env.get("PYTHONPATH"), SANDBOX_SDK]))}
+    args = bwrap_arguments(bot_dir, limits, env=env, opens=opens, staged=staged, sdk=sdk,
+                           build=build)
     program = seccomp_program() if filtered else None
     if program is not None:
         opens.append({"base64": base64.b64encode(program).decode()})
@@ -646,19 +692,21 @@ class Sandbox:
         return "bubblewrap" if self.mode == "bwrap" else "NONE (bots can see and touch this machine)"
 
     def spawn(self, bot_dir: Path, argv: Sequence[str], manifest_env: dict[str, str],
-              limits: ResourceLimits) -> PipeTransport:
-        """Start one bot process in a fresh slot."""
+              limits: ResourceLimits, protocol: str = "msgpack") -> PipeTransport:
+        """Start one bot process in a fresh slot, speaking ``protocol``
+        (the wire encoding, botproc.PROTOCOLS), which its environment names
+        in LEAGUE_PROTOCOL."""
         slot = BotSlot(limits, CgroupSlot(limits) if self.uses_cgroups() else None,
                        private_tmp=self.mode == "none",
                        uid=SlotUid() if self.uses_slot_uids() else None)
-        env = bot_environment(manifest_env, slot.tmp)
+        env = {**bot_environment(manifest_env, slot.tmp), "LEAGUE_PROTOCOL": protocol}
         try:
             command, launcher_env = self.command(bot_dir, argv, env, limits, slot.cgroup,
                                                  slot.uid.uid if slot.uid else None)
         except BaseException:
             slot.release()
             raise
-        return PipeTransport(command, env=launcher_env, slot=slot)
+        return PipeTransport(command, env=launcher_env, slot=slot, protocol=protocol)
 
 
 def bot_environment(manifest_env: dict[str, str], tmp: str) -> dict[str, str]:

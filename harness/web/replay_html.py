@@ -7,6 +7,9 @@ years later. Observations are stored as a full key frame every
 ``KEYFRAME`` steps and as the changed keys in between, so a capped match
 of thousands of decisions stays a few megabytes.
 
+Each decision's stderr, where a league keeps it (``[logs] stderr = "all"``),
+is shown with its decision, every bot's under the move.
+
 Everything a bot controls (its name, its stderr, a fault's detail) reaches
 the page with its control and invisible format characters written as
 visible escapes (``harness.proc.safe_text.printable``: a bidi override would
@@ -21,7 +24,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -145,10 +148,11 @@ def _compact_scores(steps: list[dict[str, Any]]) -> None:
             last = step["sc"]
 
 
-def replay_data(row: dict[str, Any], seats: list[dict[str, Any]],
-                replay: dict[str, Any]) -> dict[str, Any]:
+def replay_data(row: dict[str, Any], seats: list[dict[str, Any]], replay: dict[str, Any],
+                stderr: Sequence[tuple[int, int, str]] = ()) -> dict[str, Any]:
     """Everything the page shows, as plain JSON-able data. A replay stored
-    under other rules keeps its standings and faults, with the error said."""
+    under other rules keeps its standings and faults, with the error said.
+    ``stderr``: (decision, seat, text) of each decision's stderr, where kept."""
     strings = _Strings()
     data: dict[str, Any] = {"match": _match_info(row), "seats": [_seat_info(s) for s in seats],
                             "timed": replay.get("times_ms") is not None}
@@ -161,8 +165,19 @@ def replay_data(row: dict[str, Any], seats: list[dict[str, Any]],
     marks = _fault_steps(seats, [s["d"] for s in steps])
     for index, fault_seats in marks.items():
         steps[index]["f"] = fault_seats
+    _attach_stderr(steps, stderr)
     data.update(steps=steps, strings=strings.items)
     return data
+
+
+def _attach_stderr(steps: list[dict[str, Any]], stderr: Sequence[tuple[int, int, str]]) -> None:
+    """Each decision's stderr on its step, as ``se``: [seat, text] pairs,
+    the text escaped (printable) and shown by the script as textContent."""
+    step_of = {step["d"]: index for index, step in enumerate(steps[:-1])}
+    for decision, seat, text in stderr:
+        index = step_of.get(decision)
+        if index is not None:
+            steps[index].setdefault("se", []).append([seat, printable(text)])
 
 
 def _match_info(row: dict[str, Any]) -> dict[str, Any]:
@@ -278,9 +293,11 @@ def _num(value: Any) -> str:
     return "" if value is None else str(value)
 
 
-def replay_page(row: dict[str, Any], seats: list[dict[str, Any]], replay: dict[str, Any]) -> str:
-    """The whole page for one stored match (as ``Store.match`` returns it)."""
-    data = replay_data(row, seats, replay)
+def replay_page(row: dict[str, Any], seats: list[dict[str, Any]], replay: dict[str, Any],
+                stderr: Sequence[tuple[int, int, str]] = ()) -> str:
+    """The whole page for one stored match (as ``Store.match`` returns it),
+    with each decision's stderr where kept (Store.decision_stderr)."""
+    data = replay_data(row, seats, replay, stderr)
     data["colours"] = SEAT_COLOURS
     body = (f"{_header(data)}\n{_controls(data)}\n{_standings(data, seats)}\n"
             f'<script type="application/json" id="replay-data">{script_json(data)}</script>')
@@ -294,6 +311,7 @@ def write_replay_html(store: Store, match_id: str, path: Path | str) -> Path:
     prefix matching several). Only reads ``store``: ``Store(db, readonly=True)``."""
     row, seats, replay = store.match(match_id)
     path = Path(path)
-    path.write_text(replay_page(row, seats, replay), encoding="utf-8")
+    page = replay_page(row, seats, replay, store.decision_stderr(row["id"]))
+    path.write_text(page, encoding="utf-8")
     return path
 

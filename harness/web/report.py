@@ -27,7 +27,7 @@ from harness.web.page import asset, esc, html_page
 from harness.web.replay_html import write_replay_html
 
 if TYPE_CHECKING:
-    from harness.store import Store
+    from harness.store import LeagueCounts, Store
 
 PALETTE = ["#3566c8", "#d9821c", "#2b8f57", "#c0392b", "#8a4fc7", "#1c93a8", "#c8457f",
            "#7d6b2d", "#4d5a6b", "#e0b400"]
@@ -431,7 +431,7 @@ def settings_section(league: dict[str, Any]) -> str:
         else:
             rows.append((key, value))
     if "seed" not in config:
-        rows.append(("seed", "secret (kept in the results database)"))
+        rows.append(("seed", "secret (kept beside the results database)"))
     rows += [("scheduled matches", league.get("scheduled")),
              ("first run", _when(league.get("created_at"))),
              ("last run", _when(league.get("updated_at")))]
@@ -460,7 +460,7 @@ def report_html(store: Store, league_name: str) -> tuple[str, list[str]]:
     played, faulted = store.league_match_count(league_name)
     counts = fault_counts(store, league_name) if played else {}
     examples = fault_examples(store, league_name, counts) if counts else []
-    body = [_title(league, played, faulted)]
+    body = [_title(league, store.league_counts(league_name), faulted)]
     if played:
         body += _result_sections(store, league_name, counts, examples, faulted,
                                  store.think_times(league_name))
@@ -473,10 +473,21 @@ def report_html(store: Store, league_name: str) -> tuple[str, list[str]]:
             [row["match_id"] for row in examples])
 
 
-def _title(league: dict[str, Any], played: int, faulted: int) -> str:
+def _title(league: dict[str, Any], counts: LeagueCounts, faulted: int) -> str:
+    """The name and the counts, which add up: of the scheduled matches, those
+    played for the bots' current versions; the other stored matches apart
+    (earlier versions: rated, as those versions, but not played for this
+    schedule); faults over everything stored, as the faults section counts."""
+    said = f"{counts.current} of {counts.scheduled} scheduled matches played"
+    if counts.stopped:
+        said += f" ({counts.stopped}; the other {counts.unplayed} will not be played)"
+    if counts.elsewhere():
+        said += (f" · also stored: {counts.elsewhere()} (rated as such, not counted as played)"
+                 f" · {faulted} of all {counts.stored} stored with faults")
+    else:
+        said += f" · {faulted} with faults"
     return (f'<h1>League {esc(league["name"])}</h1><p class="sub">{esc(league["game"])} · '
-            f'{played} of {esc(league["scheduled"])} scheduled matches played · {faulted} with '
-            'faults</p><nav><a href="#ratings">ratings</a><a href="#convergence">convergence</a>'
+            f'{esc(said)}</p><nav><a href="#ratings">ratings</a><a href="#convergence">convergence</a>'
             '<a href="#h2h">head to head</a><a href="#faults">faults</a>'
             '<a href="#settings">settings</a></nav>')
 

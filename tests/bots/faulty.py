@@ -5,7 +5,9 @@
                                     slow_start_then_crash (2 s before its hello, then
                                     exits at its first decision) |
                                     record_start (a well-behaved bot that logs starts) |
-                                    think (well-behaved, 20 ms per decision)
+                                    think (well-behaved, 20 ms per decision) |
+                                    crash_at_end (plays well, then abort()s on `end`) |
+                                    garbage_at_end (plays well, writes garbage on `end`)
 """
 
 import os
@@ -54,7 +56,8 @@ while True:
                 sys.exit(3)
             if mode == "think":
                 time.sleep(0.02)
-            if decisions < 2 or mode in ("record_start", "think"):  # play properly first
+            if decisions < 2 or mode in ("record_start", "think", "crash_at_end",
+                                         "garbage_at_end"):  # play properly first
                 send({"type": "action", "index": 0})
                 continue
             print(f"faulty bot misbehaving: {mode}", file=sys.stderr, flush=True)
@@ -71,5 +74,13 @@ while True:
                 subprocess.Popen([sys.executable, "-c", "import time; time.sleep(120)",
                                   "faulty-spawned-child"])
                 time.sleep(60)
+        elif kind == "end" and mode in ("crash_at_end", "garbage_at_end"):
+            # plays every decision well, then fails on the match's end
+            print(f"faulty bot misbehaving: {mode}", file=sys.stderr, flush=True)
+            if mode == "garbage_at_end":
+                out.write(b"\xc1 garbage after the end\n")
+                out.flush()
+            else:
+                os.abort()
         elif kind == "quit":
             sys.exit(0)

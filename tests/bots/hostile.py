@@ -47,6 +47,14 @@ def other_pids():
     return [int(p) for p in os.listdir("/proc") if p.isdigit() and int(p) != os.getpid()]
 
 
+def sandbox_init():
+    """PID 1 is bwrap's init, which starts the bot and reaps what it leaves."""
+    try:
+        return open("/proc/1/cmdline", "rb").read().startswith(b"bwrap\0")
+    except OSError:
+        return False
+
+
 # ---- the attacks ---------------------------------------------------------------------
 def hang(message):
     time.sleep(3600)
@@ -260,17 +268,26 @@ def _walk_for_secrets():
     return found
 
 
+BOT_ENV = {"LEAGUE_PROTOCOL": ("msgpack", "json"), "PYTHONPATH": ("/sdk",)}
+
+
 def spy(message):
     found = []
-    for key in os.environ:
+    for key, value in os.environ.items():
+        # what the harness gives every bot on purpose: the encoding its
+        # manifest chose, and the SDK's folder inside the sandbox
+        if value in BOT_ENV.get(key, ()):
+            continue
         if key.startswith(("RAY", "PYTHONPATH", "HOSTILE_SECRET", "LEAGUE")):
-            found.append(f"env {key}")
+            found.append(f"env {key}={value[:40]!r}")
     if found:
         succeeded("; ".join(found))
     canary = os.environ.get("HOSTILE_CANARY_PATH", "")
     if canary and os.path.exists(canary):
         found.append(f"saw canary {canary}")
     for pid in other_pids():
+        if pid == 1 and sandbox_init():
+            continue  # bwrap, the sandbox's init: its argv is this sandbox's own layout
         for name in ("environ", "cmdline", "mem"):
             try:
                 data = open(f"/proc/{pid}/{name}", "rb").read(64)

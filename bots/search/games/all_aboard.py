@@ -19,7 +19,7 @@ from __future__ import annotations
 import random
 
 from bots.heuristics import all_aboard as heuristic
-from bots.heuristics.all_aboard import _Planner
+from bots.heuristics.all_aboard import Planner
 from bots.search.core.config import GameConfig, rounds_left
 from games.all_aboard import RED, SUIT, legal_plays
 
@@ -96,7 +96,7 @@ def all_red_within(num_players: int) -> int:
     return 6 + 3 * num_players
 
 
-class _KeepingPlanner(_Planner):
+class _KeepingPlanner(Planner):
     def end(self, hand: tuple[int, ...], field: int, certs: int) -> float:
         value = super().end(hand, field, certs)
         if self.deck_size > KEEP_ABOVE:

@@ -160,7 +160,7 @@ def policy(state, seat: int, legal: list, rng: random.Random) -> int:
         card = heuristic._best_first(hand, counts, piles, ctx, hand_value)
         return legal.index(("put", card))
     if step == "more":
-        stop_score = hand_value(hand, counts, ctx) + heuristic._peak_vp(counts)
+        stop_score = hand_value(hand, counts, ctx) + heuristic.peak_vp(counts)
         second = heuristic._best_second(hand, counts, piles, ctx, value=hand_value)
         if second and second[0] > stop_score + 0.3:
             return legal.index(("put", second[1]))
@@ -194,10 +194,10 @@ def prior(state, seat: int, legal: list) -> list[float]:
         values = []
         for action in legal:
             if action == "stop":
-                values.append(hand_value(hand, counts, ctx) + heuristic._peak_vp(counts))
+                values.append(hand_value(hand, counts, ctx) + heuristic.peak_vp(counts))
                 continue
             rest, area, _ = heuristic._put(hand, counts, piles, action[1])
-            values.append(hand_value(rest, area, ctx) + heuristic._peak_vp(area)
+            values.append(hand_value(rest, area, ctx) + heuristic.peak_vp(area)
                           - heuristic._danger(area, action[1]))
         return values
     if step == "take":

@@ -69,7 +69,7 @@ def prior(state, seat: int, legal: list) -> list[float]:
         return [-min(miss(a, b) for b in hand if b != a) for a in legal]
     if state.phase != "play":
         return [0.0] * len(legal)
-    unseen = heuristic._unseen(obs)
+    unseen = heuristic.unseen_cards(obs)
     bid = state.bid_vals[seat]
     won = state.tricks_won[seat]
     need = bid - won

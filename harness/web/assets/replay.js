@@ -105,6 +105,7 @@
         box.appendChild(el("div", "muted", took));
       }
     }
+    if (i < last && st.se) addStderr(box, st.se);
     for (const s of st.f || []) {
       const f = seats[s].fault;
       box.appendChild(el("div", "fault-here", "\u26A0 seat " + s + " (" + seats[s].bot +
@@ -122,6 +123,16 @@
       });
       box.appendChild(list);
       if (st.more) box.appendChild(el("div", "muted", "\u2026 and " + st.more + " more"));
+    }
+  }
+  // each decision's stderr, by seat (text only: never parsed as markup)
+  function addStderr(box, said) {
+    box.appendChild(el("h3", null, "stderr"));
+    for (const [s, text] of said) {
+      const who = el("div", "stderr-who", "seat " + s + " \u00B7 " + seatName(s));
+      who.style.color = colour(s);
+      box.appendChild(who);
+      box.appendChild(el("pre", "stderr", text));
     }
   }
   function addEvents(box, title, events) {

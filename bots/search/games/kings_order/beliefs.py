@@ -25,8 +25,7 @@ from typing import Any
 
 from bots.search.core.beliefs import FitRecord
 from bots.search.games.kings_order.model import model_for, move_values
-from games.determinize import kings_order_bounds
-from games.kings_order import HAND_SIZE, sort_hand
+from games.kings_order import HAND_SIZE, kings_order_bounds, sort_hand
 from games.tennos import rank_of
 
 TRIES = 16

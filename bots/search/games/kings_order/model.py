@@ -19,7 +19,7 @@ import random
 from math import comb
 
 from bots.heuristics.kings_order import CARD_KEEP, TOOL_SHARE
-from games.determinize import narrow_rank_bounds
+from games.kings_order import narrow_rank_bounds
 
 _KO_RANK = tuple(c % 13 + 1 for c in range(78))
 
