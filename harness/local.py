@@ -63,7 +63,14 @@ from games import get_game
 from harness.league import ROTATIONS, League, _copies, play_match_id
 from harness.limits import Limits
 from harness.match import BotPool, run_match
-from harness.proc.botproc import STDERR_TAIL_BYTES, BotClient, BotCrashed, BotError, BotTimeout
+from harness.proc.botproc import (
+    STDERR_TAIL_BYTES,
+    BotClient,
+    BotCrashed,
+    BotError,
+    BotTimeout,
+    NoPipes,
+)
 from harness.proc.catalog import BotBundle, BotSpec
 from harness.proc.sandbox import Sandbox
 from harness.records import MatchResult
@@ -213,7 +220,7 @@ def _user_traceback(exc: Exception) -> str:
     return text[-STDERR_TAIL_BYTES:]
 
 
-class InProcessTransport:
+class InProcessTransport(NoPipes):
     """A Bot in this process where a bot process's pipes would be (a
     ``harness.proc.botproc.Transport``): each message the harness sends goes
     through msgpack to the bot, as ``bots.sdk.run`` hands it over, and the

@@ -180,7 +180,7 @@ class BotPool:
         client = BotClient(transport, name, cpu_limit_s=self.limits.resources.cpu_s)
         client.trace = self.trace
         if self.keep_stderr:
-            getattr(transport, "keep_stderr_log", lambda: None)()
+            transport.keep_stderr_log()
         return client
 
     def _greet(self, client: BotClient) -> None:

@@ -183,7 +183,22 @@ def extra_fault(data: bytes) -> BotBadMessage:
     return _text_or(data, f"sent more than one message for one request: {describe_bytes(data)}")
 
 
-class ReplyReader:
+class _Pending:
+    """The bytes a reader has received but not yet decoded into a message."""
+
+    def __init__(self) -> None:
+        self._pending = bytearray()
+
+    def buffered(self) -> int:
+        """Bytes received but not yet part of a decoded message."""
+        return len(self._pending)
+
+    def leftover(self) -> bytes:
+        """The bytes received but not yet part of a decoded message."""
+        return bytes(self._pending)
+
+
+class ReplyReader(_Pending):
     """Decodes a bot's MessagePack stdout into messages, one at a time. No
     byte sequence can make it raise anything but :class:`BotBadMessage`, or
     make it hold more than MAX_REPLY_BYTES: the caps on reply, container and
@@ -196,9 +211,9 @@ class ReplyReader:
     text where it looks like text."""
 
     def __init__(self) -> None:
+        super().__init__()
         self._unpacker = msgpack.Unpacker(
             raw=False, strict_map_key=True, max_buffer_size=MAX_REPLY_BYTES, **_UNPACK_CAPS)
-        self._pending = bytearray()  # received, not yet part of a decoded message
         self._told = 0  # the unpacker's position after the last message
 
     def feed(self, data: bytes) -> None:
@@ -212,14 +227,6 @@ class ReplyReader:
         except Exception as exc:  # noqa: BLE001 - BufferFull and friends: any failure is the bot's
             raise BadReplyBytes(f"reply larger than the protocol allows ({exc})", pending) from None
         pending += data
-
-    def buffered(self) -> int:
-        """Bytes received but not yet part of a decoded message."""
-        return len(self._pending)
-
-    def leftover(self) -> bytes:
-        """The bytes received but not yet part of a decoded message."""
-        return bytes(self._pending)
 
     def next_message(self) -> tuple[bool, Any]:
         """(True, message) for a complete message, (False, None) if more bytes are needed."""
@@ -247,7 +254,7 @@ class ReplyReader:
         return True, message
 
 
-class JsonReplyReader:
+class JsonReplyReader(_Pending):
     """Decodes a bot's JSON-lines stdout into messages: one JSON object a
     line, UTF-8, ending in ``\\n`` (or ``\\r\\n``). It keeps the guarantees of
     :class:`ReplyReader` (only :class:`BotBadMessage` comes out; at most
@@ -261,9 +268,6 @@ class JsonReplyReader:
     value, as in the MessagePack reader. A line that does not start like an
     object is a fault at once, named as text where it looks like text."""
 
-    def __init__(self) -> None:
-        self._pending = bytearray()
-
     def feed(self, data: bytes) -> None:
         pending = self._pending
         if len(pending) + len(data) > MAX_REPLY_BYTES:
@@ -275,12 +279,6 @@ class JsonReplyReader:
                 raise _text_or(start, too_long)
             raise BadReplyBytes(too_long, head)
         pending += data
-
-    def buffered(self) -> int:
-        return len(self._pending)
-
-    def leftover(self) -> bytes:
-        return bytes(self._pending)
 
     def next_message(self) -> tuple[bool, Any]:
         pending = self._pending
@@ -397,6 +395,33 @@ class Transport(Protocol):
     def cpu_seconds(self) -> float: ...
     def live_breach(self) -> str: ...
     def close(self, grace_s: float) -> None: ...
+    # what the bot did with its pipes (PipeTransport; NoPipes where there are none)
+    bytes_written: int
+    late_output: bytes
+    @property
+    def exit_code(self) -> int | None: ...
+    def unread_input(self) -> int | None: ...
+    def keep_stderr_log(self) -> None: ...
+    def take_stderr(self, settle: bool = True) -> str: ...
+
+
+class NoPipes:
+    """The pipe accounting of a transport with no bot process behind it (a
+    fake, or a bot in this process): nothing written or left unread, no exit
+    code, no stderr to keep."""
+
+    bytes_written = 0
+    late_output = b""
+    exit_code: int | None = None
+
+    def unread_input(self) -> int | None:
+        return None
+
+    def keep_stderr_log(self) -> None:
+        pass
+
+    def take_stderr(self, settle: bool = True) -> str:
+        return ""
 
 
 class PipeTransport:
@@ -795,7 +820,7 @@ class SlotResources(Protocol):
     def release(self) -> None: ...
 
 
-class FakeTransport:
+class FakeTransport(NoPipes):
     """Scripted replies for unit tests: each entry is a message to return,
     raw ``bytes`` to decode as if the bot wrote them, an exception to raise,
     or a callable taking the sent message. ``protocol`` is the encoding the
@@ -939,10 +964,9 @@ class BotClient:
             return None
         if self.state is BotState.READY:  # the start was not sent whole
             return self.ended
-        unread = getattr(self.transport, "unread_input", lambda: None)()
-        written = getattr(self.transport, "bytes_written", None)
-        if self.state is BotState.PLAYING and unread is not None and written is not None \
-                and unread >= written - self._start_at:
+        unread = self.transport.unread_input()
+        if self.state is BotState.PLAYING and unread is not None \
+                and unread >= self.transport.bytes_written - self._start_at:
             return self.ended
         return None
 
@@ -988,7 +1012,7 @@ class BotClient:
 
     def start_match(self, info: dict[str, Any], timeout_s: float = 2.0) -> None:
         self._require(BotState.READY)
-        self._start_at = getattr(self.transport, "bytes_written", 0)
+        self._start_at = self.transport.bytes_written
         now = time.monotonic()
         self._waiting = ("start to be read", round(timeout_s * 1000), now, None)
         self._send({"type": "start", **info}, now + timeout_s)
@@ -1043,8 +1067,7 @@ class BotClient:
     def take_stderr(self, settle: bool = True) -> str:
         """What the bot wrote to stderr since the last call, where its
         transport keeps it (PipeTransport.take_stderr; '' elsewhere)."""
-        take = getattr(self.transport, "take_stderr", None)
-        return str(take(settle)) if take is not None else ""
+        return self.transport.take_stderr(settle)
 
     def await_answer(self) -> int:
         """answer() for a caller that waits: blocks until the reply or the deadline."""
@@ -1168,10 +1191,10 @@ class BotClient:
     def _after_quit(self) -> BotError | None:
         """What a closed process did wrong after its last ``end``: bytes left
         on its stdout, or an exit with an error or by a signal."""
-        late = getattr(self.transport, "late_output", b"")
+        late = self.transport.late_output
         if late:
             return unasked_fault(late)
-        code = getattr(self.transport, "exit_code", None)
+        code = self.transport.exit_code
         if code:
             return BotCrashed(f"bot exited ({_exit_text(code)})")
         return None
