@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test test-all test-fast lint venv bench bench-engines search-check golden datasette clean
+.PHONY: run serve test test-all test-fast lint venv bench bench-serve bench-ladder bench-matchmaking bench-engines search-check golden datasette clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -17,6 +17,14 @@ venv: $(STAMP)
 run: $(STAMP)
 	$(BIN)/league run leagues/demo.toml --db results.db
 	$(BIN)/league table demo --db results.db
+
+# The submission site on the demo ladder (README, "A ladder site"): an
+# organiser account on first use (its token printed once), then the server.
+LADDER_DB ?= ladder.db
+serve: $(STAMP)
+	$(BIN)/league users list --db $(LADDER_DB) | grep -q '^organiser ' || \
+		$(BIN)/league users add organiser --organiser --db $(LADDER_DB)
+	$(BIN)/league serve ladders/demo.toml --db $(LADDER_DB)
 
 # Tests run on TEST_PROCESSES processes at once (pytest-xdist), then the
 # `serial` ones alone: the hostile bots, whose attacks reach for every process
@@ -39,7 +47,7 @@ test test-all: $(STAMP) lint
 	sh scripts/ensure-chromium
 	parallel=0; serial=0; \
 	$(BIN)/python -m pytest -q $(XDIST) -m "not serial $(TIER)" || parallel=$$?; \
-	$(BIN)/python -m pytest -q -m serial $(SERIAL_FILES) || serial=$$?; \
+	$(BIN)/python -m pytest -q -m "serial $(TIER)" $(SERIAL_FILES) || serial=$$?; \
 	[ $$parallel -eq 0 ] || echo "make test: the parallel tests failed (exit $$parallel)"; \
 	[ $$serial -eq 0 ] || echo "make test: the serial tests failed (exit $$serial)"; \
 	[ $$parallel -eq 0 ] && [ $$serial -eq 0 ]
@@ -58,6 +66,22 @@ test-fast: $(STAMP)
 
 bench: $(STAMP)
 	$(BIN)/python -m harness.bench
+
+# The site: 20 clients submitting and reading at once (latencies, nothing lost),
+# then the time from upload to validated for the Python and C kits.
+bench-serve: $(STAMP)
+	$(BIN)/python -m harness.bench.serve_load
+	$(BIN)/python -m harness.bench.serve_load --demo-bots
+
+# The ladder: matches per minute against `league run` on the same bots, a new
+# bot's time to a rating; then 50 readers of its pages while it plays.
+bench-ladder: $(STAMP)
+	$(BIN)/python -m harness.bench.ladder
+	$(BIN)/python -m harness.bench.ladder_load
+
+# The matchmaker against uniform random tables, in simulation (docs/matchmaking.md).
+bench-matchmaking: $(STAMP)
+	$(BIN)/python -m harness.bench.matchmaking
 
 # Engine speed against the engines before this project's speed-ups.
 bench-engines: $(STAMP)
@@ -80,4 +104,4 @@ datasette: $(STAMP)
 	$(BIN)/datasette serve $(DB) -m docs/datasette-metadata.json
 
 clean:
-	rm -rf $(VENV) results.db results.db.secret .pytest_cache
+	rm -rf $(VENV) results.db results.db.secret ladder.db ladder.db.* .pytest_cache

@@ -484,7 +484,7 @@ def load_league(name_or_path: str, bot_dirs: list[Path] | None = None) -> League
         raise LeagueFileError(f"{where}: field 'partners' must be \"copies\" or \"mixed\"")
     copies = _copies(data, bots, players, info.teams(players), where)
     seed = _require(data, "seed", int, where) if "seed" in data else None
-    limits = _limits(data.get("limits", {}), where)
+    limits = parse_limits(data.get("limits", {}), where)
     specs, bundles, named, left_out = _load_bots(bots, game, bot_dirs, where)
     unlisted = [bot for bot, _ in limits.bots if bot not in bots]
     if unlisted:
@@ -639,7 +639,8 @@ def _logs(data: Any, where: str) -> str:
     return str(stderr)
 
 
-def _limits(data: Any, where: str) -> Limits:
+def parse_limits(data: Any, where: str) -> Limits:
+    """A league or ladder file's ``[limits]`` table (``where``: the file, for messages)."""
     if not isinstance(data, dict):
         raise LeagueFileError(f"{where}: field 'limits' must be a table")
     known = [*LIMIT_FIELDS, "bots"]

@@ -201,6 +201,9 @@ class Store:
             raise StoreError(f"{self.path} is not a usable results database ({exc}); "
                              "choose another --db, or move this file away") from exc
 
+    def close(self) -> None:
+        self.db.conn.close()
+
     def _table(self, name: str) -> Table:
         return cast(Table, self.db[name])
 

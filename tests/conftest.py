@@ -7,6 +7,9 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
+# The headless Chromium fixture of the browser tests, for every test module.
+from tests.browser import browser  # noqa: E402, F401
+
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Slow tests first in every xdist process's share: `--dist worksteal`

@@ -255,6 +255,7 @@ def test_the_command_list_gives_each_command_one_line():
     panel = out[out.index("Commands"):]
     rows = [line.strip("│ ") for line in panel.splitlines()[1:] if line.startswith("│")]
     names = [command.name or command.callback.__name__ for command in app.registered_commands]
+    names += [group.name for group in app.registered_groups]  # `league users ...`, after them
     assert [row.split()[0] for row in rows] == names, rows  # one row each, in order
     assert all(len(row.split()) > 1 for row in rows), rows  # each with its summary
     documented = set(re.findall(r"\.venv/bin/league ([a-z]+)", (ROOT / "README.md").read_text()))

@@ -22,7 +22,7 @@ from harness.replay import replay_game
 from harness.runner import run_league
 from harness.store import Store
 from harness.web.replay_html import write_replay_html
-from tests.test_pages import Tab, browser  # noqa: F401  (browser: the module's Chromium fixture)
+from tests.browser import Tab  # the `browser` fixture comes from conftest.py
 
 TEST_BOTS = Path(__file__).parent / "bots"
 BOT_DIRS = [TEST_BOTS, Path(__file__).parent.parent / "bots"]

@@ -1,9 +1,8 @@
 """The HTML report and replay pages: built from a real (small) league, checked
 as text, then opened in a real headless Chromium.
 
-The browser tests drive Chromium over the DevTools protocol on a pipe
-(``--remote-debugging-pipe``: JSON messages ending in NUL on fds 3 and 4),
-so they need no websocket library, no port and no driver: they load each
+The browser tests drive Chromium with tests/browser.py (the DevTools
+protocol on a pipe: no websocket library, no port, no driver): they load each
 page, collect console errors and uncaught exceptions, press keys, read the
 DOM and take screenshots. Without Chromium they fail, loudly, unless
 ``CARD_LEAGUE_NO_BROWSER=1`` says to skip them (``scripts/ensure-chromium``
@@ -12,18 +11,9 @@ installs it). ``CARD_LEAGUE_SCREENSHOTS=DIR`` keeps the screenshots there.
 
 from __future__ import annotations
 
-import base64
 import json
-import os
 import re
-import select
-import shutil
 import sqlite3
-import struct
-import subprocess
-import sys
-import time
-from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -36,11 +26,11 @@ from harness.runner import run_league
 from harness.store import Store
 from harness.web.replay_html import write_replay_html
 from harness.web.report import checkpoints, nice_ticks, write_report
+from tests.browser import Chromium, Tab, assert_png
 
 TEST_BOTS = Path(__file__).parent / "bots"
 BOTS = ["random", "heuristic", "faulty_exit"]
 HOSTILE = "</script><script>alert(1)</script><!--<img src=x onerror=alert(2)>"
-WIDTH, HEIGHT = 1280, 1600
 
 
 # ---- a real league ----------------------------------------------------------
@@ -185,201 +175,7 @@ def test_unknown_league_and_match(site: Site, tmp_path: Path) -> None:
         write_replay_html(site.store, "ffffffffffff", tmp_path / "m.html")
 
 
-# ---- Chromium over the DevTools protocol ------------------------------------
-def chromium_binary() -> str:
-    if os.environ.get("CARD_LEAGUE_NO_BROWSER") == "1":
-        pytest.skip("CARD_LEAGUE_NO_BROWSER=1: the HTML pages are not checked in a browser")
-    for name in (os.environ.get("CHROMIUM"), "chromium", "chromium-browser", "google-chrome"):
-        found = name and shutil.which(name)
-        if found:
-            return found
-    pytest.fail("NO CHROMIUM FOUND: the report and replay pages cannot be checked in a browser. "
-                "Run `sh scripts/ensure-chromium` (as root it installs Debian's chromium), set "
-                "CHROMIUM=/path/to/chromium, or set CARD_LEAGUE_NO_BROWSER=1 to skip these "
-                "tests knowingly.", pytrace=False)
-
-
-# Puts the pipe on fds 3 (commands) and 4 (replies), where the browser looks
-# for it, then becomes the browser (a shell cannot: dash refuses fds above 9).
-TRAMPOLINE = """
-import os, sys
-fds = [os.dup(int(fd)) for fd in sys.argv[1:3]]
-for fd in sys.argv[1:3]:
-    os.close(int(fd))
-os.dup2(fds[0], 3)
-os.dup2(fds[1], 4)
-for fd in fds:
-    if fd not in (3, 4):
-        os.close(fd)
-os.set_inheritable(3, True)
-os.set_inheritable(4, True)
-os.execv(sys.argv[3], sys.argv[3:])
-"""
-
-
-class DevToolsError(RuntimeError):
-    pass
-
-
-class Chromium:
-    """Headless Chromium, spoken to over --remote-debugging-pipe."""
-
-    def __init__(self, binary: str, profile: Path) -> None:
-        command_read, self.command_write = os.pipe()
-        self.reply_read, reply_write = os.pipe()
-        self.log = profile / "chromium.log"
-        flags = ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-extensions",
-                 "--disable-background-networking", "--disable-component-update",
-                 "--disable-sync", "--no-first-run", "--no-default-browser-check",
-                 "--allow-file-access-from-files", f"--user-data-dir={profile}",
-                 "--remote-debugging-pipe", f"--window-size={WIDTH},{HEIGHT}", "about:blank"]
-        with self.log.open("wb") as log:
-            self.process = subprocess.Popen(
-                [sys.executable, "-c", TRAMPOLINE, str(command_read), str(reply_write), binary,
-                 *flags], pass_fds=(command_read, reply_write),
-                stdin=subprocess.DEVNULL, stdout=log, stderr=log)
-        os.close(command_read)
-        os.close(reply_write)
-        self.buffer = b""
-        self.events: list[dict[str, Any]] = []
-        self.next_id = 0
-
-    def _read(self, deadline: float) -> dict[str, Any]:
-        while b"\0" not in self.buffer:
-            left = deadline - time.monotonic()
-            if left <= 0 or not select.select([self.reply_read], [], [], left)[0]:
-                raise DevToolsError(f"Chromium did not answer; its log:\n{self.log_tail()}")
-            chunk = os.read(self.reply_read, 1 << 20)
-            if not chunk:
-                raise DevToolsError(f"Chromium closed the pipe; its log:\n{self.log_tail()}")
-            self.buffer += chunk
-        message, self.buffer = self.buffer.split(b"\0", 1)
-        return json.loads(message)
-
-    def log_tail(self) -> str:
-        return self.log.read_text(errors="replace")[-3000:] if self.log.exists() else ""
-
-    def send(self, method: str, params: dict[str, Any] | None = None,
-             session: str | None = None, timeout: float = 30) -> dict[str, Any]:
-        self.next_id += 1
-        message: dict[str, Any] = {"id": self.next_id, "method": method, "params": params or {}}
-        if session:
-            message["sessionId"] = session
-        os.write(self.command_write, json.dumps(message).encode() + b"\0")
-        deadline = time.monotonic() + timeout
-        while True:
-            reply = self._read(deadline)
-            if reply.get("id") == self.next_id:
-                if "error" in reply:
-                    raise DevToolsError(f"{method}: {reply['error']}")
-                return reply.get("result", {})
-            self.events.append(reply)
-
-    def wait_for(self, method: str, session: str, timeout: float = 30) -> dict[str, Any]:
-        deadline = time.monotonic() + timeout
-        while True:
-            for event in self.events:
-                if event.get("method") == method and event.get("sessionId") == session:
-                    self.events.remove(event)
-                    return event
-            self.events.append(self._read(deadline))
-
-    def close(self) -> None:
-        try:
-            self.send("Browser.close", timeout=5)
-        except DevToolsError:
-            pass
-        try:
-            self.process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            self.process.wait()
-        os.close(self.command_write)
-        os.close(self.reply_read)
-
-
-class Tab:
-    """One page, opened fresh (so a ``#step=N`` URL is a real first load)."""
-
-    def __init__(self, browser: Chromium, url: str) -> None:
-        self.browser = browser
-        target = browser.send("Target.createTarget", {"url": "about:blank"})["targetId"]
-        self.session = browser.send("Target.attachToTarget",
-                                    {"targetId": target, "flatten": True})["sessionId"]
-        for method in ("Page.enable", "Runtime.enable", "Log.enable"):
-            self.send(method)
-        self.send("Emulation.setDeviceMetricsOverride",
-                  {"width": WIDTH, "height": HEIGHT, "deviceScaleFactor": 1, "mobile": False})
-        self.send("Emulation.setFocusEmulationEnabled", {"enabled": True})
-        navigated = self.send("Page.navigate", {"url": url})
-        if navigated.get("errorText"):
-            raise DevToolsError(f"cannot open {url}: {navigated['errorText']}")
-        browser.wait_for("Page.loadEventFired", self.session)
-
-    def send(self, method: str, params: dict[str, Any] | None = None) -> dict[str, Any]:
-        return self.browser.send(method, params, self.session)
-
-    def eval(self, expression: str) -> Any:
-        result = self.send("Runtime.evaluate", {"expression": expression, "returnByValue": True})
-        if "exceptionDetails" in result:
-            raise DevToolsError(f"{expression}: {result['exceptionDetails']}")
-        return result["result"].get("value")
-
-    def press(self, key: str) -> None:
-        codes = {"ArrowLeft": 37, "ArrowRight": 39, "Home": 36, "End": 35}
-        for kind in ("rawKeyDown", "keyUp"):
-            self.send("Input.dispatchKeyEvent", {"type": kind, "key": key, "code": key,
-                                                 "windowsVirtualKeyCode": codes[key]})
-
-    def errors(self) -> list[str]:
-        """Console errors, uncaught exceptions and error log entries of this page,
-        and any dialog (alert) a script opened."""
-        self.eval("0")   # flush what the page queued
-        found = []
-        for event in self.browser.events:
-            if event.get("sessionId") != self.session:
-                continue
-            method, params = event.get("method"), event.get("params", {})
-            if method == "Runtime.exceptionThrown":
-                found.append(f"uncaught: {params['exceptionDetails']}")
-            elif method == "Runtime.consoleAPICalled" and params.get("type") in ("error", "assert"):
-                found.append(f"console.{params['type']}: {params.get('args')}")
-            elif method == "Log.entryAdded" and params["entry"].get("level") == "error":
-                found.append(f"log: {params['entry'].get('text')}")
-            elif method == "Page.javascriptDialogOpening":
-                found.append(f"dialog: {params.get('message')}")
-        return found
-
-    def screenshot(self, path: Path) -> bytes:
-        data = base64.b64decode(self.send("Page.captureScreenshot", {"format": "png"})["data"])
-        path.write_bytes(data)
-        keep = os.environ.get("CARD_LEAGUE_SCREENSHOTS")
-        if keep:
-            Path(keep).mkdir(parents=True, exist_ok=True)
-            shutil.copy(path, Path(keep) / path.name)
-        return data
-
-
-@pytest.fixture(scope="module")
-def browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Chromium]:
-    binary = chromium_binary()
-    chromium = Chromium(binary, tmp_path_factory.mktemp("chromium"))
-    try:
-        version = chromium.send("Browser.getVersion", timeout=60)
-    except DevToolsError as exc:
-        chromium.process.kill()
-        pytest.fail(f"CHROMIUM ({binary}) DOES NOT START: {exc}", pytrace=False)
-    assert "Chrome" in version["product"] or "Chromium" in version["product"]
-    yield chromium
-    chromium.close()
-
-
-def assert_png(data: bytes) -> None:
-    assert data[:8] == b"\x89PNG\r\n\x1a\n", "not a PNG"
-    assert struct.unpack(">II", data[16:24]) == (WIDTH, HEIGHT)
-    assert len(data) > 40_000, f"a {len(data)}-byte screenshot: is the page blank?"
-
-
+# ---- in Chromium (tests/browser.py) -----------------------------------------
 def step_of(tab: Tab) -> int:
     return int(tab.eval("document.body.dataset.step"))
 

@@ -395,7 +395,7 @@ def test_trace_shows_the_bytes_that_did_not_decode(c_bots):
 def test_check_fails_a_bot_whose_output_comes_after_its_last_reply():
     """print() without flush: the text waits in Python's buffer until exit,
     after the last reply; `league check` catches it at quit."""
-    from harness.cli.check import run_checks
+    from harness.check import run_checks
     from harness.proc.catalog import resolve
     from harness.proc.sandbox import Sandbox
 

@@ -7,12 +7,12 @@ it (never another command module) and registers its commands on ``app``:
 :mod:`~harness.cli.new` (new, build: a starter kit, a build step),
 :mod:`~harness.cli.run` (run), :mod:`~harness.cli.sprt` (sprt) and
 :mod:`~harness.cli.results` (the read commands: table, status, matches,
-report, replay, logs). Importing this package registers them all.
+report, replay, logs) and :mod:`~harness.cli.serve` (serve, users, submit). Importing this package registers them all.
 """
 
 # imported in the order `league --help` lists their commands
 # isort: off
-from harness.cli import play, new, run, sprt, results  # noqa: F401 - they register on `app`
+from harness.cli import play, new, run, sprt, results, serve  # noqa: F401 - they register on `app`
 # isort: on
 from harness.cli.common import (
     EXIT_BOT,

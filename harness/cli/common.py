@@ -184,11 +184,15 @@ def _bot_dirs(bots_dir: Optional[list[Path]]) -> Optional[list[Path]]:
     return bots_dir
 
 
-def _resolve_bots(names: list[str], game: str, bots_dir: Optional[list[Path]]) -> dict[str, Any]:
+def _resolve_bots(names: list[str], game: str, bots_dir: Optional[list[Path]],
+                  ladder_db: Optional[Path] = None) -> dict[str, Any]:
+    """The bots by name; with ``ladder_db`` (a `league serve` site's file),
+    ``NAME@vN`` is version N of a bot submitted there."""
     specs = {}
     for name in names:
         try:
-            specs[name] = resolve(name, _bot_dirs(bots_dir))
+            specs[name] = (_ladder_version(ladder_db, name) if ladder_db and "@v" in name
+                           else resolve(name, _bot_dirs(bots_dir)))
             specs[name].version_hash()  # its files too: outside its folder, over the caps
         except (OSError, UnknownBotError, ManifestError) as exc:
             fail(str(exc))
@@ -196,6 +200,27 @@ def _resolve_bots(names: list[str], game: str, bots_dir: Optional[list[Path]]) -
             fail(f"bot {name!r} does not play {game} (its manifest's games: "
                  f"{', '.join(specs[name].games or ())})")
     return specs
+
+
+def _ladder_version(db: Path, name: str) -> Any:
+    """A validated version of a site's bot, as ``BOT.vN`` (bot names are one
+    identity in a league: two versions need two names)."""
+    from dataclasses import replace
+
+    from harness.proc.catalog import load_manifest
+    from harness.serve.db import ServerStore
+    from harness.serve.storage import Storage
+
+    bot, _, number = name.rpartition("@v")
+    if not number.isdigit() or not db.exists():
+        raise UnknownBotError(name)
+    version = ServerStore(db).version(bot, int(number))
+    if version is None or version.state not in ("valid", "paused", "retired"):
+        raise UnknownBotError(f"{name} (no validated version {number} of {bot!r} in {db})")
+    ready = Storage(Path(f"{db}.bots")).ready(version.sha256)
+    if not ready.is_dir():
+        raise UnknownBotError(f"{name} (its built files are not in {db}.bots)")
+    return replace(load_manifest(ready / "bot.toml"), name=f"{bot}.v{number}")
 
 
 def print_stderr_tail(who: str, tail: str, lines: int = 15) -> None:

@@ -274,7 +274,7 @@ def check(
     player count, legal answers in time, nothing but protocol messages on
     stdout (none after the last reply either), a clean quit. Prints a verdict per step; exits 3 on any failure. A bot with
     a build step in its manifest is built first (as `league build` does)."""
-    from harness.cli.check import run_checks
+    from harness.check import run_checks
 
     try:
         spec = resolve(bot, _bot_dirs(bots_dir))

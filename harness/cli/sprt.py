@@ -101,7 +101,7 @@ def sprt(
         fail(str(exc))
     field_names = field or [baseline]
     names = [baseline, candidate, *field_names]
-    specs = _resolve_bots(names, game, bots_dir)
+    specs = _resolve_bots(names, game, bots_dir, db)
     if specs[baseline].name == specs[candidate].name:
         fail("A and B are the same bot")
     resume = _sprt_resume(game, baseline, candidate, field_names, seats, elo0, elo1, alpha, beta,

@@ -17,6 +17,10 @@ import os
 import resource
 import sys
 
+TYPE_CHECKING = False  # typing itself would slow every launch
+if TYPE_CHECKING:
+    import ctypes
+
 EXIT_LAUNCH_FAILED = 121  # the harness reads this as a start-up fault
 
 
@@ -99,6 +103,33 @@ def _become(uid: int) -> None:
     os.setresuid(uid, uid, uid)
 
 
+PR_SET_PDEATHSIG, SIGKILL = 1, 9
+
+
+def _libc() -> ctypes.CDLL:
+    """libc through ctypes, loaded before the uid change: the slot's uid may
+    not be able to read the Python installation's modules."""
+    import ctypes
+
+    return ctypes.CDLL(None, use_errno=True)
+
+
+def _die_with_parent(libc: ctypes.CDLL, parent: int) -> None:
+    """SIGKILL for this process when the harness that started it dies, and
+    no start at all if it is gone already. bwrap's ``--die-with-parent``
+    asks the kernel for the same, but only once bwrap runs: a harness killed
+    while this launcher was still starting left a sandbox whose parent had
+    died before it asked, running on as an orphan. Asked for here, after the
+    uid change (a change of credentials clears it); exec keeps it."""
+    import ctypes  # noqa: PLC0415 - loaded already by _libc
+
+    if libc.prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) != 0:
+        raise OSError(ctypes.get_errno(), "prctl(PR_SET_PDEATHSIG)")
+    if os.getppid() != parent:  # it died before the request above could count
+        sys.stderr.write("the harness that started this bot has exited\n")
+        sys.exit(EXIT_LAUNCH_FAILED)
+
+
 def main(argv: list[str]) -> None:
     if len(argv) < 4 or argv[2] != "--":
         sys.stderr.write("usage: launch.py CONFIG_JSON -- ARGV...\n")
@@ -117,9 +148,13 @@ def main(argv: list[str]) -> None:
             _set_limit(name, int(value))
         if config.get("cwd"):
             os.chdir(config["cwd"])
+        parent = config.get("parent")
+        libc = _libc() if parent is not None else None
         if config.get("uid") is not None:
             os.chdir("/")
             _become(int(config["uid"]))
+        if libc is not None:
+            _die_with_parent(libc, int(parent))
         env = config.get("env", {})
         if exec_fd is not None:
             os.execve(exec_fd, command, env)

@@ -624,7 +624,9 @@ def launch_command(binary: Path, bot_dir: Path, argv: Sequence[str], env: dict[s
             enforce_nproc=not cgroup_dirs and (uid is not None or os.geteuid() != 0),
             memory_group=bool(cgroup_dirs)),
         "cgroups": cgroup_dirs, "opens": opens, "uid": uid, "env": {"PATH": SANDBOX_PATH},
-        "stage": {"dir": stage_dir(), "sources": staged} if staged is not None else None}
+        "stage": {"dir": stage_dir(), "sources": staged} if staged is not None else None,
+        # the launcher's parent: if it dies before bwrap runs, the slot must not start
+        "parent": os.getpid()}
     return [sys.executable, "-I", "-S", str(LAUNCHER), json.dumps(config), "--",
             "bwrap", *args, "--", *inside]
 

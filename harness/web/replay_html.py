@@ -18,6 +18,13 @@ inside the JSON block, where ``<``, ``>`` and ``&`` are written as
 ``\\u003c``-style escapes: no string can close the ``<script>`` element or
 open a tag. The page's script (``assets/replay.js``, with its stylesheet
 ``assets/replay.css``) only ever sets ``textContent``.
+
+Every step draws the table as well as printing it: ``assets/table.js``
+(``window.drawTable``, styled by ``assets/table.css``) turns an observation
+into cards, dice, piles, grids and a score strip, one renderer per game, for
+the public view (the keys all seats' views share) and for each seat's view,
+so hidden information stays as hidden as the observation keeps it. The JSON
+stays under each drawing: it is the exact data.
 """
 
 from __future__ import annotations
@@ -301,8 +308,9 @@ def replay_page(row: dict[str, Any], seats: list[dict[str, Any]], replay: dict[s
     data["colours"] = SEAT_COLOURS
     body = (f"{_header(data)}\n{_controls(data)}\n{_standings(data, seats)}\n"
             f'<script type="application/json" id="replay-data">{script_json(data)}</script>')
-    script = "" if data.get("error") else asset("replay.js")
-    return html_page(f"match {row['id']}", body, asset("replay.css"), script)
+    # table.js first: it defines window.drawTable, which replay.js calls
+    script = "" if data.get("error") else f'{asset("table.js")}\n{asset("replay.js")}'
+    return html_page(f"match {row['id']}", body, f'{asset("replay.css")}\n{asset("table.css")}', script)
 
 
 def write_replay_html(store: Store, match_id: str, path: Path | str) -> Path:

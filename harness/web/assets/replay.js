@@ -3,8 +3,10 @@
   const data = JSON.parse(document.getElementById("replay-data").textContent);
   const steps = data.steps, strings = data.strings, seats = data.seats;
   const colours = data.colours, last = steps.length - 1;
+  const game = data.match.game, names = seats.map(seat => seat.bot);
   const scores = [];
   let current = 0;
+  let viewer = null;   // the seat whose view the Table card draws; null: what all share
   for (const st of steps) scores.push(st.sc || scores[scores.length - 1] || []);
 
   function el(tag, cls, text) {
@@ -142,9 +144,35 @@
     box.appendChild(list);
   }
 
+  // The drawn table (assets/table.js) of the Table card: the public view (the
+  // keys every seat's view shares: no hand), or one seat's, as picked.
+  function drawPublic(views, common) {
+    const shared = {};
+    for (const key of common) shared[key] = views[0][key];
+    return viewer === null || !views[viewer]
+      ? window.drawTable(game, shared, names, null, colours)
+      : window.drawTable(game, views[viewer], names, viewer, colours);
+  }
+  function viewerButtons() {
+    const bar = el("div", "viewer");
+    bar.setAttribute("role", "group");
+    bar.setAttribute("aria-label", "whose view to draw");
+    [null, ...seats.map(seat => seat.seat)].forEach(s => {
+      const button = el("button", null, s === null ? "what everyone sees" : "seat " + s + " \u00B7 " + seatName(s));
+      button.type = "button";
+      button.dataset.seat = s === null ? "" : String(s);
+      button.setAttribute("aria-pressed", String(s === viewer));
+      button.addEventListener("click", () => { viewer = s; go(current); });
+      bar.appendChild(button);
+    });
+    return bar;
+  }
+
   function renderPublic(views, common, i) {
     const box = document.getElementById("public");
     box.replaceChildren();
+    box.appendChild(viewerButtons());
+    box.appendChild(drawPublic(views, common));
     const table = el("table", "scores");
     const head = el("tr");
     head.appendChild(el("th", null, "seat"));
@@ -179,6 +207,7 @@
       card.style.setProperty("--c", colour(s));
       card.appendChild(el("h4", null, "seat " + s + " \u00B7 " + seatName(s) +
         (s === steps[i].p && i < last ? "  (to act)" : "")));
+      card.appendChild(window.drawTable(game, view, names, s, colours));
       const body = el("div", "json");
       body.appendChild(el("span", "j-p", "{\n"));
       const keys = Object.keys(view);

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import statistics
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
 from games import get_game
@@ -34,8 +34,10 @@ class Verdict:
 
 
 def run_checks(spec: BotSpec, games: Sequence[str], limits: Limits | int,
-               sandbox: Sandbox) -> Iterator[Verdict]:
-    """The verdicts, step by step; ``limits``: the bot's (an int: decision_ms alone)."""
+               sandbox: Sandbox, players: Mapping[str, Sequence[int]] | None = None
+               ) -> Iterator[Verdict]:
+    """The verdicts, step by step; ``limits``: the bot's (an int: decision_ms alone);
+    ``players``: the player counts to check per game (default: every count)."""
     if isinstance(limits, int):
         limits = Limits(decision_ms=limits)
     opponent = resolve("random")
@@ -46,8 +48,9 @@ def run_checks(spec: BotSpec, games: Sequence[str], limits: Limits | int,
         if not handshake.ok:
             return
         for slug in games:
-            for players in get_game(slug).INFO.player_counts():
-                yield _check_match(pool, spec, opponent.name, slug, players, limits)
+            counts = (players or {}).get(slug) or get_game(slug).INFO.player_counts()
+            for count in counts:
+                yield _check_match(pool, spec, opponent.name, slug, count, limits)
         yield _check_quit(pool, spec)
     finally:
         pool.close()
