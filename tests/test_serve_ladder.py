@@ -149,3 +149,20 @@ def test_tokens_and_sessions(store: ServerStore) -> None:
     # the secrets are in the .secret file, not the ladder file
     text = (store.path.read_bytes())
     assert token_id.encode() not in text and session.encode() not in text
+
+
+def test_the_organiser_may_take_a_reserved_name_at_the_shell(tmp_path: Path) -> None:
+    """`make serve` makes the account `organiser`: a word the site reserves
+    from strangers (sign-up refuses it), which the organiser's own command may
+    use."""
+    from typer.testing import CliRunner
+
+    from harness.cli import app
+    from harness.serve.names import name_problem
+
+    db = tmp_path / "ladder.db"
+    made = CliRunner().invoke(app, ["users", "add", "organiser", "--organiser", "--db", str(db)])
+    assert made.exit_code == 0, made.output
+    account = ServerStore(db).account("organiser")
+    assert account is not None and account.organiser
+    assert name_problem("organiser", "account") is not None  # what sign-up checks

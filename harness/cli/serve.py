@@ -125,7 +125,9 @@ def users_add(
     from harness.serve.db import Refused
     from harness.serve.names import name_problem
 
-    problem = name_problem(name, "account", reserved_ok=False)
+    # the organiser at the shell may use a reserved word (its own "organiser");
+    # only the site's sign-up keeps them from strangers
+    problem = name_problem(name, "account", reserved_ok=True)
     password = typer.get_text_stream("stdin").readline().rstrip("\n") if password_stdin else ""
     problem = problem or (auth.password_problem(password, name) if password_stdin else None)
     if problem:
