@@ -19,8 +19,8 @@ from harness.proc.botproc import (
 HELLO = {"type": "hello", "protocol": 1, "name": "fake"}
 
 
-def ready_client(*replies):
-    client = BotClient(FakeTransport([HELLO, *replies]), "fake")
+def ready_client(*replies, protocol: str = "msgpack"):
+    client = BotClient(FakeTransport([HELLO, *replies], protocol), "fake")
     client.handshake(1.0)
     client.start_match({"match_id": "m", "game": "limit", "seat": 0})
     return client
@@ -114,8 +114,10 @@ replies = st.fixed_dictionaries(
               "decision": values | st.just(0)}) | values
 
 
-def choose_from_bytes(data: bytes):
-    client = ready_client(data)
+def choose_from_bytes(data: bytes, protocol: str = "msgpack"):
+    """What a client makes of ``data`` as the reply to one decision: the
+    index chosen, or the fault (never anything else)."""
+    client = ready_client(data, protocol=protocol)
     try:
         index = client.choose({}, LEGAL, 0, 1000)
     except BotError as error:

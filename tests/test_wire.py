@@ -17,46 +17,27 @@ import msgpack
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from typer.testing import CliRunner
 
 from harness.proc import botproc
 from harness.proc.botproc import (
     MAX_REPLY_BYTES,
     BotBadMessage,
-    BotClient,
-    BotError,
     BotIllegalAction,
-    BotState,
-    FakeTransport,
     JsonReplyReader,
     ReplyReader,
     message_encoder,
 )
+from tests.test_botproc import LEGAL
+from tests.test_botproc import choose_from_bytes as choose_from  # with the protocol given
+from tests.test_cli import league
 
 ROOT = Path(__file__).resolve().parent.parent
 TEST_BOTS = Path(__file__).parent / "bots"
-HELLO = {"type": "hello", "protocol": 1, "name": "fake"}
-LEGAL = [(1, "x"), (2, "y"), 3, "pass"]
 TEXT_FAULT = "your bot wrote text to stdout (use stderr for debug output)"
 
 
 def json_line(value) -> bytes:
     return json.dumps(value).encode() + b"\n"
-
-
-def choose_from(data: bytes, protocol: str):
-    """What a client makes of ``data`` as the reply to one decision: the
-    index chosen, or the fault (never anything else)."""
-    client = BotClient(FakeTransport([HELLO, data], protocol), "fake")
-    client.handshake(1.0)
-    client.start_match({"match_id": "m", "game": "limit", "seat": 0})
-    try:
-        index = client.choose({}, LEGAL, 0, 1000)
-    except BotError as error:
-        assert client.state is BotState.FAULTED
-        return error
-    assert 0 <= index < len(LEGAL)
-    return index
 
 
 def nesting(value) -> int:
@@ -274,16 +255,6 @@ def c_bots(tmp_path_factory) -> Path:
         shutil.copytree(TEST_BOTS / "c" / name, folder / name)
         subprocess.run([compiler, "-O2", "-o", "bot", "bot.c"], cwd=folder / name, check=True)
     return folder
-
-
-def league(*args: str, code: int = 0):
-    from harness.cli import app
-
-    result = CliRunner().invoke(app, list(args))
-    assert result.exit_code == code, (result.exit_code, result.stdout, result.stderr,
-                                      result.exception)
-    assert "Traceback" not in result.stderr
-    return result
 
 
 def test_a_c_bot_speaking_json_lines_plays_and_passes_check(c_bots):

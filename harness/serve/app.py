@@ -28,12 +28,12 @@ from fastapi.responses import HTMLResponse, JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from harness.proc.safe_text import printable
 from harness.proc.sandbox import Sandbox
 from harness.serve import pages, routes
 from harness.serve.db import Refused
 from harness.serve.ladder import Ladder
 from harness.serve.site import API, BodyTooLarge, Site
+from harness.web.page import esc
 
 log = logging.getLogger(__name__)
 SMALL_BODY = 64 << 10
@@ -115,13 +115,8 @@ def _too_large(cap: int) -> str:
 def _error_response(path: str, status: int, message: str) -> Response:
     if path.startswith(API):
         return JSONResponse({"error": message}, status_code=status)
-    return HTMLResponse(f"<!doctype html><title>{status}</title><p>{_html(message)}</p>",
+    return HTMLResponse(f"<!doctype html><title>{status}</title><p>{esc(message)}</p>",
                         status_code=status)
-
-
-def _html(text: str) -> str:
-    return (printable(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-            .replace('"', "&quot;"))
 
 
 def create_app(ladder: Ladder, db_path: Path, sandbox: Sandbox, secure_cookies: bool = False,

@@ -84,13 +84,17 @@ def recent_matches(store: Store, keys: list[str], limit: int = RECENT_MATCHES
         f"SELECT m.id, m.league, m.finished_at, m.seats, m.status FROM matches m WHERE m.id IN "
         f"(SELECT match_id FROM seats WHERE bot IN ({marks})) ORDER BY m.finished_at DESC "
         "LIMIT ?", [*keys, limit]).fetchall()
+    ranks: dict[tuple[str, int], int] = {}  # every seat of those matches, in one query
+    if rows:
+        ids = [row[0] for row in rows]
+        ranks = {(match_id, seat): rank for match_id, seat, rank in store.db.execute(
+            f"SELECT match_id, seat, rank FROM seats WHERE match_id IN ({','.join('?' * len(ids))})",
+            ids)}
     found = []
     for match_id, pool, finished, seats_json, status in rows:
-        ranks = dict(store.db.execute("SELECT seat, rank FROM seats WHERE match_id = ?",
-                                      [match_id]).fetchall())
         seats = json.loads(seats_json)
         found.append({"id": match_id, "pool": pool, "finished_at": finished, "status": status,
-                      "seats": [{"seat": i, "entrant": bot, "rank": ranks.get(i)}
+                      "seats": [{"seat": i, "entrant": bot, "rank": ranks.get((match_id, i))}
                                 for i, bot in enumerate(seats)]})
     return found
 

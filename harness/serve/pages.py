@@ -4,7 +4,6 @@ form that changes state carries the session's CSRF token in a hidden
 
 from __future__ import annotations
 
-import json
 import secrets
 from contextlib import closing
 from typing import Any
@@ -249,12 +248,12 @@ def _ladder_pages(app: FastAPI, site: Site) -> None:
             except KeyError as exc:
                 raise Refused(str(exc.args[0]), 404) from exc
             stderr = store.decision_stderr(row["id"])
+        shown = {seat["seat"]: private(seat["bot"]) for seat in seats}  # one look per seat
         for seat in seats:  # a fault's detail and stderr are its owner's
-            if seat.get("fault_kind") and not private(seat["bot"]):
+            if seat.get("fault_kind") and not shown[seat["seat"]]:
                 seat["fault_detail"], seat["fault_stderr"] = "(shown to its owner)", ""
         nonce = secrets.token_urlsafe(16)
-        page = replay_page(row, seats, replay, [s for s in stderr if private(
-            json.loads(row["seats"])[s[1]])])
+        page = replay_page(row, seats, replay, [s for s in stderr if shown.get(s[1], False)])
         page = page.replace("<script>\n", f'<script nonce="{nonce}">\n', 1)
         page = page.replace("<main>\n", '<main>\n<p class="muted"><a href="/">the ladder</a> · '
                             f'<a href="/api/v1/matches/{row["id"]}">this match as JSON</a></p>\n', 1)
