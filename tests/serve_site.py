@@ -42,6 +42,7 @@ sandbox = "{sandbox}"
 [play]
 paused = {paused}
 refit_s = {refit_s}
+engine = "{engine}"
 """
 
 # A bot that plays a legal move at random: the folder people upload.
@@ -66,11 +67,13 @@ def free_port() -> int:
 
 
 def bot_zip(name: str, source: str = RANDOM_BOT, description: str = "",
-            extra: dict[str, bytes] | None = None, marker: str = "") -> bytes:
-    """A bot folder as a zip, in memory (small)."""
+            extra: dict[str, bytes] | None = None, marker: str = "",
+            manifest_lines: str = "") -> bytes:
+    """A bot folder as a zip, in memory (small); ``manifest_lines``: more of
+    bot.toml (a build step, its files)."""
     command = ["{python}", "bot.py", *([marker] if marker else [])]  # a marker psutil finds
     manifest = (f'name = {json.dumps(name)}\ncommand = {json.dumps(command)}\n'
-                f'description = {json.dumps(description)}\n')
+                f'description = {json.dumps(description)}\n{manifest_lines}')
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w") as archive:
         archive.writestr("bot.toml", manifest)
@@ -176,13 +179,16 @@ class Site:
 
 def make_site(folder: Path, signup: str = "invite", per_day: int = 20, bots: int = 3,
               upload: int = 1 << 20, workers: int = 1, sandbox: str = "bwrap",
-              play: bool = False, refit_s: float = 20) -> Site:
+              play: bool = False, refit_s: float = 20, engine: str = "inline") -> Site:
     """``play``: the ladder plays matches (most tests need only submissions);
-    ``refit_s``: how often its table is refitted (low: a test sees ratings soon)."""
+    ``refit_s``: how often its table is refitted (low: a test sees ratings soon);
+    ``engine``: where matches play (inline by default: a test then waits for
+    no Ray start; a site's own default is Ray)."""
     ladder = folder / "ladder.toml"
     ladder.write_text(LADDER.format(signup=signup, per_day=per_day, bots=bots, upload=upload,
                                     workers=workers, sandbox=sandbox,
-                                    paused=str(not play).lower(), refit_s=refit_s))
+                                    paused=str(not play).lower(), refit_s=refit_s,
+                                    engine=engine))
     return Site(url=f"http://127.0.0.1:{free_port()}", db=folder / "ladder.db", ladder=ladder,
                 log=folder / "server.log")
 

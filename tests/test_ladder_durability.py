@@ -54,10 +54,11 @@ def marked_bot_zip(name: str, marker: str) -> bytes:
     return bot_zip(name, RANDOM_BOT, marker=marker)
 
 
-def playing_site(folder: Path, marker: str, play_lines: str = "") -> Site:
-    """A ladder that plays, with ``play_lines`` added to its [play] table (the
-    template's last), its server started and the marked bot uploaded."""
-    site = make_site(folder, play=True)
+def playing_site(folder: Path, marker: str, play_lines: str = "", engine: str = "inline") -> Site:
+    """A ladder that plays on ``engine``, with ``play_lines`` added to its
+    [play] table (the template's last), its server started and the marked
+    bot uploaded."""
+    site = make_site(folder, play=True, engine=engine)
     # random and heuristic as bosses: search thinks 100 ms a move, and what is
     # tested here is what a kill does to groups in flight, not their strength
     site.ladder.write_text(site.ladder.read_text() + 'bosses = ["random", "heuristic"]\n'
@@ -316,7 +317,7 @@ def busy_worker(site: Site) -> psutil.Process | None:
 
 def test_a_killed_ray_worker_is_replaced_and_its_groups_played_once(tmp_path: Path,
                                                                    marker: str) -> None:
-    site = playing_site(tmp_path, marker, 'engine = "ray"\nworkers = 2\n')
+    site = playing_site(tmp_path, marker, 'workers = 2\n', engine="ray")
     try:
         status = wait_until(lambda: started_or_failed(site), "Ray to start, or fail", SLOW_S,
                             interval=0.2)
@@ -354,7 +355,7 @@ def test_the_ladder_on_a_cluster_survives_losing_a_node(
     address, env, second_dir = cluster
     for name in ("RAY_AUTH_MODE", "RAY_AUTH_TOKEN", "RAY_USAGE_STATS_ENABLED"):
         monkeypatch.setenv(name, env[name])  # the server joins the cluster with its token
-    site = playing_site(tmp_path, marker, f'engine = "ray"\naddress = "{address}"\nworkers = 2\n')
+    site = playing_site(tmp_path, marker, f'address = "{address}"\nworkers = 2\n', engine="ray")
     try:
         wait_until(lambda: len(nodes(site.db)) == 2, "matches played on both nodes", SLOW_S,
                    interval=0.2, describe=lambda: (play_status(site), nodes(site.db)))

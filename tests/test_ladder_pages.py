@@ -197,3 +197,45 @@ def test_head_to_head_finds_the_rival_by_the_match_not_by_its_bot(tmp_path: Path
     plan = [row[3] for row in store.db.execute(f"EXPLAIN QUERY PLAN {query}").fetchall()]
     assert any(step.startswith("SEARCH b USING INDEX sqlite_autoindex_seats_1") for step in plan), \
         plan
+
+
+def test_the_schedulers_head_to_head_counts_agree_with_the_file(tmp_path: Path) -> None:
+    """What a bot page's rivals show comes from the scheduler's memory (no
+    query that grows with the pool): counted from the file at start, then as
+    matches are stored; both agree with the file's own count."""
+    from harness.limits import Limits
+    from harness.proc.sandbox import Sandbox
+    from harness.serve.db import ServerStore
+    from harness.serve.ladder import Ladder
+    from harness.serve.ladder_run import LadderRun
+    from harness.serve.storage import Storage
+
+    db = tmp_path / "ladder.db"
+    store = Store(db)
+    pool = "ladder:target:3p"
+    stored = [(["a@v1", "b@v1", "c@v1"], [1, 2, 3]), (["b@v1", "a@v1", "c@v1"], [1, 1, 3]),
+              (["c@v1", "b@v1", "a@v1"], [1, 3, 2])]
+    later = [(["a@v1", "c@v1", "b@v1"], [3, 1, 2]), (["b@v1", "c@v1", "a@v1"], [2, 2, 1])]
+
+    def save(number: int, seats: list[str], ranks: list[int]) -> None:
+        store.db.execute("INSERT INTO matches (id, league) VALUES (?, ?)", [f"m{number}", pool])
+        for seat, (bot, rank) in enumerate(zip(seats, ranks)):
+            store.db.execute("INSERT INTO seats (match_id, seat, bot, rank) VALUES (?, ?, ?, ?)",
+                             [f"m{number}", seat, bot, rank])
+        store.db.conn.commit()
+
+    for number, (seats, ranks) in enumerate(stored):
+        save(number, seats, ranks)
+    ladder = Ladder(name="h2h", games={"target": (3,)}, limits=Limits(decision_ms=1000))
+    run = LadderRun(ladder, ServerStore(db), db, Storage(tmp_path / "bots"), Sandbox("bwrap"))
+    assert run.head_to_head(pool, "a@v1", "b@v1") is None  # not counted yet: the file's then
+    run._prepare(store)
+    for number, (seats, ranks) in enumerate(later, len(stored)):
+        save(number, seats, ranks)
+        run._count_head_to_head(pool, seats, ranks)
+    for first in ("a@v1", "b@v1", "c@v1"):
+        for second in ("a@v1", "b@v1", "c@v1"):
+            if first != second:
+                assert run.head_to_head(pool, first, second) == \
+                    head_to_head(store, pool, first, second), (first, second)
+    assert run.head_to_head(pool, "a@v1", "b@v1") == {"ahead": 3, "behind": 1, "level": 1}

@@ -6,11 +6,12 @@ from __future__ import annotations
 
 import random
 from collections import Counter
+from typing import Any
 
 import numpy as np
 import pytest
 
-from harness.bench.matchmaking import compare, make_field
+from harness.bench.matchmaking import Field, compare, make_field, matchmaker_scheduler, run
 from harness.serve.matchmaking import (
     Covariance,
     Entrant,
@@ -263,6 +264,36 @@ def test_beam_search_finds_the_table_exhaustive_search_finds() -> None:
     assert set(beam.next_lineup(entrants, standings, 3, random.Random(0), covariance=covariance)) \
         == set(exhaustive.next_lineup(entrants, standings, 3, random.Random(0),
                                       covariance=covariance))
+
+
+def hopeless_share(matchmaker: Matchmaker, seeds: range = range(4), groups: int = 60) -> float:
+    """The share of tables given to a bot that loses every game to anyone,
+    on a ladder simulated as the bench does: eight bots within 950 Elo of
+    each other (three of them bosses, the rest one owner each) and one 1,000
+    Elo below the weakest, as ``passer`` stands in the ladder's end-to-end
+    test."""
+    elo = [2167, 1905, 1841, 1824, 1797, 1267, 1241, 1237, 221]
+    field = Field(tuple(e - float(np.mean(elo)) for e in elo), frozenset({0, 1, 5}),
+                  tuple(f"o{i}" for i in range(len(elo))))
+    seen: Counter[str] = Counter()
+    plan = matchmaker_scheduler(matchmaker)
+
+    def counted(*args: Any) -> tuple[str, ...]:
+        lineup = plan(*args)
+        seen.update(lineup)
+        return lineup
+
+    for seed in seeds:
+        run(counted, field, seed, refit_every=4, max_groups=groups)
+    return seen[field.keys[-1]] / (groups * len(seeds))
+
+
+def test_a_bot_whose_games_say_little_does_not_take_every_table() -> None:
+    """Uniform tables seat each of nine bots at a third of the tables. The
+    hopeless bot's interval stays the widest however often it plays; chasing
+    it (no saturation) gave it about four tables in five."""
+    assert hopeless_share(Matchmaker()) < 0.45
+    assert hopeless_share(Matchmaker(saturation_half_width=None)) > 0.65
 
 
 @pytest.mark.slow

@@ -74,6 +74,8 @@ REQUEST_TIMEOUT_S = 30.0
 RATED_TIMEOUT_S = 300.0
 P99_TARGET_MS = 100.0
 DROP_TARGET = 0.10
+STEADY_BOSSES = ("heuristic", "random")  # every table costs about the same
+MATCH_THREADS = ("arena-", "ladder")  # the server's threads that play and store matches
 
 
 # ---- the readers -------------------------------------------------------------------
@@ -149,7 +151,8 @@ def run_readers(url: str, bots: list[str], readers: int = 50, requests_each: int
 
 
 # ---- the ladder --------------------------------------------------------------------
-def ladder_text(games: dict[str, list[int]] | None, workers: int) -> str:
+def ladder_text(games: dict[str, list[int]] | None, workers: int,
+                bosses: tuple[str, ...] = STEADY_BOSSES, engine: str = "auto") -> str:
     demo = tomllib.loads(DEMO_LADDER.read_text())
     games = games or demo["games"]
     lines = ['name = "ladder load"', 'signup = "invite"',
@@ -157,7 +160,8 @@ def ladder_text(games: dict[str, list[int]] | None, workers: int) -> str:
                                       for slug, counts in games.items()) + " }", "[limits]"]
     lines += [f"{key} = {json.dumps(value)}" for key, value in demo.get("limits", {}).items()]
     lines += ["[validation]", "workers = 1", 'sandbox = "bwrap"',
-              "[play]", f"workers = {workers}"]
+              "[play]", f"workers = {workers}", f"bosses = {json.dumps(list(bosses))}",
+              f"engine = {json.dumps(engine)}"]
     return "\n".join(lines) + "\n"
 
 
@@ -207,8 +211,68 @@ def process_cpu_s(pid: int | None) -> float:
     if pid is None:
         times = os.times()
         return times.user + times.system
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    fields = _stat(Path(f"/proc/{pid}/stat"))[1]
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def _stat(path: Path) -> tuple[str, list[str]]:
+    """A /proc stat file's name (comm) and the fields after it (state first)."""
+    text = path.read_text()
+    return text[text.index("(") + 1:text.rindex(")")], text.rsplit(")", 1)[1].split()
+
+
+@dataclass(frozen=True)
+class TreeCpu:
+    """CPU seconds so far of the server's tree, split in two: ``matches``,
+    its match threads, plus every process under it (live: its own and its
+    reaped children's; gone: in the server's reaped-children count), and
+    ``pages``, its other threads (requests, the event loop)."""
+
+    matches: float
+    pages: float
+
+    @staticmethod
+    def of(pid: int | None) -> TreeCpu:
+        if pid is None:
+            return TreeCpu(0.0, 0.0)
+        tick = os.sysconf("SC_CLK_TCK")
+        try:
+            match_threads = own = 0
+            for task in Path(f"/proc/{pid}/task").iterdir():
+                name, fields = _stat(task / "stat")
+                if name.startswith(MATCH_THREADS):
+                    match_threads += int(fields[11]) + int(fields[12])
+            fields = _stat(Path(f"/proc/{pid}/stat"))[1]
+            own, reaped = int(fields[11]) + int(fields[12]), int(fields[13]) + int(fields[14])
+        except (OSError, ValueError):  # the server is gone
+            return TreeCpu(0.0, 0.0)
+        below = sum(sum(map(int, fields[11:15])) for fields in _descendants(pid))
+        return TreeCpu((match_threads + reaped + below) / tick, (own - match_threads) / tick)
+
+    def __sub__(self, other: TreeCpu) -> TreeCpu:
+        return TreeCpu(self.matches - other.matches, self.pages - other.pages)
+
+
+def _descendants(pid: int) -> list[list[str]]:
+    """The stat fields of every live process under ``pid``."""
+    parent: dict[int, int] = {}
+    stats: dict[int, list[str]] = {}
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            fields = _stat(entry / "stat")[1]
+        except (OSError, ValueError):  # it ended while we looked
+            continue
+        parent[int(entry.name)], stats[int(entry.name)] = int(fields[1]), fields
+    found = []
+    for child, fields in stats.items():
+        ancestor = parent.get(child)
+        while ancestor is not None and ancestor != pid and ancestor > 1:
+            ancestor = parent.get(ancestor)
+        if ancestor == pid:
+            found.append(fields)
+    return found
 
 
 def cpu_times() -> tuple[int, int]:
@@ -224,7 +288,7 @@ class Window:
     seconds: float
     matches: int
     cpu_busy: float
-    server_cpu_s: float
+    server: TreeCpu  # CPU seconds in the window
     readers_cpu_s: float
     reads: Reads | None = None
 
@@ -232,12 +296,17 @@ class Window:
     def per_minute(self) -> float:
         return self.matches * 60 / self.seconds
 
+    @property
+    def match_cores(self) -> float:
+        """The matches' CPU, in cores."""
+        return self.server.matches / self.seconds
+
 
 def window(label: str, db: Path, seconds: float, load: Any = None) -> Window:
     """Matches stored and CPU use over ``seconds``; ``load()`` (the readers)
     runs in the window and returns their Reads."""
     server = server_pid(db)
-    server_before, readers_before = process_cpu_s(server), process_cpu_s(None)
+    server_before, readers_before = TreeCpu.of(server), process_cpu_s(None)
     before, cpu_before, started = matches_stored(db), cpu_times(), time.monotonic()
     reads = load() if load is not None else None
     left = seconds - (time.monotonic() - started)
@@ -247,30 +316,71 @@ def window(label: str, db: Path, seconds: float, load: Any = None) -> Window:
     cpu_after = cpu_times()
     busy = (cpu_after[0] - cpu_before[0]) / max(1, cpu_after[1] - cpu_before[1])
     return Window(label, elapsed, matches_stored(db) - before, busy,
-                  process_cpu_s(server) - server_before, process_cpu_s(None) - readers_before,
+                  TreeCpu.of(server) - server_before, process_cpu_s(None) - readers_before,
                   reads)
 
 
 # ---- the report --------------------------------------------------------------------
+@dataclass(frozen=True)
+class Round:
+    """One load window against the mean of the quiet ones on its two sides."""
+
+    rate_drop: float  # of the matches stored per minute
+    cpu_drop: float  # of the matches' CPU
+
+    @staticmethod
+    def of(before: Window, load: Window, after: Window) -> Round:
+        quiet_rate = (before.per_minute + after.per_minute) / 2
+        quiet_cores = (before.match_cores + after.match_cores) / 2
+        return Round(1 - load.per_minute / quiet_rate if quiet_rate else 0.0,
+                     1 - load.match_cores / quiet_cores if quiet_cores else 0.0)
+
+
+def rounds_of(windows: list[Window]) -> list[Round]:
+    """Windows quiet, load, quiet, load, ..., quiet: a Round per load."""
+    return [Round.of(windows[i - 1], windows[i], windows[i + 1])
+            for i in range(1, len(windows) - 1, 2)]
+
+
+def _spread(values: list[float]) -> str:
+    mean = sum(values) / len(values)
+    return (f"{mean:.1%} (over {len(values)} rounds: {min(values):.1%} to {max(values):.1%})"
+            if len(values) > 1 else f"{mean:.1%}")
+
+
 def report(windows: list[Window], readers: int, think_s: float) -> tuple[str, bool]:
     quiet = [w for w in windows if w.reads is None]
-    loaded = next(w for w in windows if w.reads is not None)
-    assert loaded.reads is not None
-    quiet_rate = sum(w.per_minute for w in quiet) / len(quiet)
-    drop = 1 - loaded.per_minute / quiet_rate if quiet_rate else 0.0
-    lines = [f"{w.label:>6}: {w.matches} matches in {w.seconds:.0f} s = {w.per_minute:.1f}/min, "
-             f"CPU {w.cpu_busy:.0%} busy; server process {w.server_cpu_s / w.seconds:.0%} of a "
-             f"core, readers {w.readers_cpu_s / w.seconds:.0%}" for w in windows]
-    lines.append(f"match rate: {quiet_rate:.1f}/min quiet (mean), {loaded.per_minute:.1f}/min "
-                 f"under load: a drop of {drop:.1%}")
-    reads = loaded.reads
+    loaded = [w for w in windows if w.reads is not None]
+    cores = os.cpu_count() or 1
+    lines = [f"{w.label:>6}: {w.matches} matches in {w.seconds:.0f} s = {w.per_minute:.1f}/min; "
+             f"matches' CPU {w.match_cores:.2f} cores ({w.match_cores / cores:.0%} of the "
+             f"machine); CPU {w.cpu_busy:.0%} busy; server's other threads "
+             f"{w.server.pages / w.seconds:.0%} of a core, readers "
+             f"{w.readers_cpu_s / w.seconds:.0%}" for w in windows]
+    rounds = rounds_of(windows)
+    for number, done in enumerate(rounds, 1):
+        lines.append(f"round {number}: under load, the match rate dropped {done.rate_drop:.1%}, "
+                     f"the matches' CPU {done.cpu_drop:.1%} (against the mean of the quiet "
+                     "windows on each side)")
+    rate_drop = sum(r.rate_drop for r in rounds) / len(rounds)
+    lines.append(f"drop under load: match rate {_spread([r.rate_drop for r in rounds])}; "
+                 f"matches' CPU {_spread([r.cpu_drop for r in rounds])}")
+    reads = Reads()
+    for w in loaded:
+        assert w.reads is not None
+        for kind, values in w.reads.latencies.items():
+            reads.latencies.setdefault(kind, []).extend(values)
+        reads.errors += w.reads.errors
+        reads.paths.update(w.reads.paths)
+        reads.timeline += w.reads.timeline
+    load_s = sum(w.seconds for w in loaded)
     lines.append(f"{readers} readers, think {think_s:g} s: {reads.count} requests, "
-                 f"{reads.count / loaded.seconds:.1f}/s, {len(reads.errors)} errors")
-    quiet_server = sum(w.server_cpu_s for w in quiet) / sum(w.seconds for w in quiet)
-    extra = loaded.server_cpu_s - quiet_server * loaded.seconds
-    lines.append(f"CPU per request: server {extra / max(1, reads.count) * 1000:.1f} ms (beyond "
-                 f"its quiet use), readers {loaded.readers_cpu_s / max(1, reads.count) * 1000:.1f}"
-                 " ms")
+                 f"{reads.count / load_s:.1f}/s, {len(reads.errors)} errors")
+    quiet_pages = sum(w.server.pages for w in quiet) / sum(w.seconds for w in quiet)
+    extra = sum(w.server.pages for w in loaded) - quiet_pages * load_s
+    lines.append(f"CPU per request: server {extra / max(1, reads.count) * 1000:.2f} ms (its "
+                 "threads but the matches', beyond their quiet use), readers "
+                 f"{sum(w.readers_cpu_s for w in loaded) / max(1, reads.count) * 1000:.2f} ms")
     every: list[float] = []
     for kind, values in sorted(reads.latencies.items()):
         every += values
@@ -283,9 +393,11 @@ def report(windows: list[Window], readers: int, think_s: float) -> tuple[str, bo
                  "started in the same second (many: a stall of the server or of the readers)")
     lines += [f"  error: {error}" for error in reads.errors[:10]]
     p99 = percentile(every, 0.99) if every else 0.0
+    lines.append(f"machine: {cores} cores, load average {os.getloadavg()[0]:.1f} at the end")
     lines.append(f"targets: p99 {p99:.1f} ms < {P99_TARGET_MS:g} ms: "
-                 f"{'met' if p99 < P99_TARGET_MS else 'MISSED'}; drop {drop:.1%} < "
-                 f"{DROP_TARGET:.0%}: {'met' if drop < DROP_TARGET else 'MISSED'}")
+                 f"{'met' if p99 < P99_TARGET_MS else 'MISSED'}; drop of the match rate "
+                 f"{rate_drop:.1%} < {DROP_TARGET:.0%}: "
+                 f"{'met' if rate_drop < DROP_TARGET else 'MISSED'}")
     return "\n".join(lines), not reads.errors
 
 
@@ -305,19 +417,34 @@ def main(argv: list[str] | None = None) -> int:
                         help="requests per reader at most (0: only the time bounds them)")
     parser.add_argument("--workers", type=int, default=0, help="match workers (0: default)")
     parser.add_argument("--games", nargs="*", default=[], help="GAME:COUNTS, like target:3")
+    parser.add_argument("--bosses", default=",".join(STEADY_BOSSES),
+                        help="the reference bots that play, comma-separated (random, heuristic, "
+                             "search; search's tables cost some 20 times the others')")
+    parser.add_argument("--engine", choices=["auto", "inline", "ray"], default="auto",
+                        help="where matches play: threads in the server (inline; they share "
+                             "its interpreter lock with the pages) or Ray's worker processes")
+    parser.add_argument("--rounds", type=int, default=2,
+                        help="load windows, each between two quiet ones")
     args = parser.parse_args(argv)
+    bosses = tuple(b.strip() for b in args.bosses.split(",") if b.strip())
+    if not bosses or args.rounds < 1:
+        parser.error("--bosses needs one reference bot at least, --rounds 1 at least")
     with tempfile.TemporaryDirectory(prefix="ladder-load-") as folder:
         root = Path(folder)
         ladder, db = root / "ladder.toml", root / "ladder.db"
-        ladder.write_text(ladder_text(parse_games(args.games) or None, args.workers))
+        ladder.write_text(ladder_text(parse_games(args.games) or None, args.workers, bosses,
+                                      args.engine))
         tokens = make_accounts(db, list(UPLOADERS))
         with running_server(ladder, db, root / "server.log") as url:
             bots = upload_and_rate(url, tokens)
-            print(f"{url}: {bots} rated; windows of {args.seconds:g} s", flush=True)
-            windows = [window("quiet", db, args.seconds),
-                       window("load", db, args.seconds, lambda: run_readers(
-                           url, bots, args.readers, args.requests, args.seconds, args.think)),
-                       window("quiet", db, args.seconds)]
+            print(f"{url}: {bots} rated; bosses {', '.join(bosses)}; {args.rounds} round(s) of "
+                  f"windows of {args.seconds:g} s", flush=True)
+            windows = [window("quiet", db, args.seconds)]
+            for _ in range(args.rounds):
+                windows += [window("load", db, args.seconds, lambda: run_readers(
+                                url, bots, args.readers, args.requests, args.seconds,
+                                args.think)),
+                            window("quiet", db, args.seconds)]
         text, ok = report(windows, args.readers, args.think)
     print(text)
     return 0 if ok else 1

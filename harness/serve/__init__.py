@@ -2,8 +2,9 @@
 
 One process: a FastAPI app (harness.serve.app, with the JSON API in
 harness.serve.routes and the pages in harness.serve.pages) served by
-uvicorn, validation workers in the same process (harness.serve.validation)
-that check each new version in the sandbox, and the state in SQLite
+uvicorn, validation workers (harness.serve.validation) that check each
+new version in the sandbox where the ladder's matches run (the server's
+threads, or a Ray cluster's workers), and the state in SQLite
 (harness.serve.db) beside the uploaded files (harness.serve.storage).
 Uploads are unpacked by harness.serve.archive, which treats every archive
 as hostile; names and credentials follow harness.serve.names and

@@ -100,7 +100,8 @@ class SecurityHeaders:
                 headers += [(b"x-content-type-options", b"nosniff"),
                             (b"x-frame-options", b"DENY"),
                             (b"referrer-policy", b"same-origin")]
-                if not scope["path"].startswith("/static/"):
+                own = any(name.lower() == b"cache-control" for name, _ in headers)
+                if not own and not scope["path"].startswith("/static/"):  # a reply's own wins
                     headers.append((b"cache-control", b"no-store"))
                 message["headers"] = headers
             await send(message)
@@ -136,6 +137,9 @@ def create_app(ladder: Ladder, db_path: Path, sandbox: Sandbox, secure_cookies: 
             site.ladder_run.start()
         yield
         site.sprt.stop()
+        # validators halt first: one waiting on the arena leaves its validation
+        # queued for the next start, rather than run it here as the arena stops
+        site.validator.halt()
         site.ladder_run.stop()
         site.validator.stop()
 

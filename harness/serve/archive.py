@@ -36,6 +36,10 @@ An archive comes from a stranger, so unpack() trusts nothing in it:
   and LZMA inflate without a bound per call), as are encrypted ones.
 - On any refusal ``dest`` is removed whole: nothing half-extracted stays.
 
+write_files() writes a bundle of files (path, executable bit, bytes) that
+came back from elsewhere (a validation's built files, from an arena worker)
+with the same rules for names, counts, sizes and writes.
+
 unpack() returns the folder that holds bot.toml: ``dest`` itself, or its
 single top folder (people zip the folder itself). A top-level ``__MACOSX``
 folder (what the macOS Finder adds to a zip) is left out.
@@ -65,7 +69,7 @@ import tarfile
 import unicodedata
 import zipfile
 import zlib
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Protocol
@@ -571,6 +575,48 @@ def _is_file(path: Path) -> bool:
         return stat.S_ISREG(os.lstat(path).st_mode)
     except FileNotFoundError:
         return False
+
+
+# ---- a bundle of files ------------------------------------------------------------------------
+
+def write_files(files: Iterable[object], dest: Path,
+                limits: UnpackLimits = UnpackLimits()) -> None:
+    """Write a bundle's files, each (relative path, executable, bytes), into
+    ``dest`` (which must not exist; made 0o700). A bundle that came back
+    from another machine (a validation's built files) is as hostile as an
+    upload: each path is judged as an archive member's, the counts and sizes
+    against ``limits``, and the files are written as unpack() writes them
+    (``O_EXCL|O_NOFOLLOW``, folder by folder). ArchiveError, with ``dest``
+    removed, for anything refused."""
+    dest.mkdir(mode=0o700)
+    try:
+        writer = _Writer(dest)
+        try:
+            names, budget = _Names(), _Budget(limits, 0)
+            for entry in files:
+                relative, executable, data = _bundle_entry(entry)
+                parts = _parts_of(relative, limits)
+                if not parts:
+                    raise ArchiveError(f"bundle file {ascii(relative)} names no file")
+                budget.member()
+                budget.declare(relative, len(data))
+                names.claim(parts, False, relative)
+                with writer.file(parts, executable) as target:
+                    target.write(data)
+        finally:
+            writer.close()
+    except BaseException:
+        shutil.rmtree(dest, ignore_errors=True)
+        raise
+
+
+def _bundle_entry(entry: object) -> tuple[str, bool, bytes]:
+    """One (path, executable, bytes) entry, its types checked: it was unpickled."""
+    if (isinstance(entry, tuple) and len(entry) == 3 and isinstance(entry[0], str)
+            and isinstance(entry[1], bool) and isinstance(entry[2], bytes)):
+        return entry[0], entry[1], entry[2]
+    raise ArchiveError(f"a bundle entry is not (path, executable, bytes): "
+                       f"{_printable(repr(entry)[:80])}")
 
 
 # ---- one source file -----------------------------------------------------------------------

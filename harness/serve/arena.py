@@ -23,10 +23,20 @@ Engines:
   replaced and its groups are sent again; a match stored already is not
   stored twice (match IDs are the group's, and Store.save_match refuses a
   stored ID in the transaction that would write it).
+
+Validations run here too (``Arena.validate``, a future per job; see
+harness.serve.validation), so that on a cluster the server's machine
+neither builds nor runs uploaded code. They run beside the groups, never
+queued behind them: LocalArena on a small thread pool of its own
+(``[validation] workers`` threads), RayArena as Ray tasks that ask for no
+CPU (the actors hold them) and that Ray runs again on another worker when
+theirs dies, GIVE_UP_AFTER times in all. Stopping the arena ends the
+validations under way; their futures fail with ArenaStopped.
 """
 
 from __future__ import annotations
 
+import ctypes
 import logging
 import os
 import queue
@@ -34,6 +44,7 @@ import threading
 import time
 import traceback
 from collections.abc import Callable
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
@@ -42,10 +53,24 @@ from harness.proc.catalog import BotBundle, BotSpec
 from harness.proc.sandbox import Sandbox
 from harness.records import EndFault
 from harness.runner import MatchError, start_embedded_ray
+from harness.serve.validation import ArenaStopped, ValidationJob, ValidationReply, validate_job
 
 log = logging.getLogger(__name__)
-IN_FLIGHT_PER_WORKER = 2
-GIVE_UP_AFTER = 3  # workers a group may end (Ray: died under it) before it is given up  # matches one worker interleaves (harness.runner.matches_in_flight)
+IN_FLIGHT_PER_WORKER = 2  # matches one worker interleaves (harness.runner.matches_in_flight)
+PR_SET_NAME = 15  # prctl(2): the calling thread's name
+GIVE_UP_AFTER = 3  # workers a group may end (Ray: died under it) before it is given up
+
+
+def name_os_thread(name: str) -> None:
+    """Give the calling thread ``name`` in the kernel's view too (its /proc
+    ``comm``, what ``top -H`` shows), so that the CPU of the ladder's own
+    threads can be told from the pages' (harness.bench.ladder_load). Best
+    effort: Linux only, 15 bytes at most."""
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(PR_SET_NAME, name.encode()[:15], 0, 0, 0)
+    except (OSError, AttributeError):  # not Linux, or no prctl: only a name lost
+        pass
 
 
 @dataclass(frozen=True)
@@ -138,6 +163,7 @@ class Arena(Protocol):
     def submit(self, worker: int, job: GroupJob) -> None: ...
     def next_done(self, timeout: float) -> GroupReply | None: ...
     def forget(self, keys: list[str]) -> None: ...
+    def validate(self, job: ValidationJob) -> Future[ValidationReply]: ...
     def stop(self) -> None: ...
 
 
@@ -157,10 +183,15 @@ class _Seen:
 class LocalArena(_Seen):
     """Worker threads in this process; each holds ``per_worker`` groups at most."""
 
-    def __init__(self, workers: int, limits: Any, sandbox: Sandbox, per_worker: int = 2) -> None:
+    def __init__(self, workers: int, limits: Any, sandbox: Sandbox, per_worker: int = 2,
+                 validators: int = 1) -> None:
         super().__init__()
         self.workers, self.limits, self.sandbox = workers, limits, sandbox
         self.per_worker = per_worker
+        # validations run beside the groups, not in a group worker's queue: a
+        # new version waits for no group, and no group for a build
+        self._validations = ThreadPoolExecutor(max(1, validators),
+                                               thread_name_prefix="arena-validation")
         self._inbox: list[queue.Queue[GroupJob | list[str] | None]] = []
         self._done: queue.Queue[GroupReply] = queue.Queue()
         self._held = [0] * workers
@@ -178,6 +209,7 @@ class LocalArena(_Seen):
         return self.workers
 
     def _run(self, index: int, inbox: queue.Queue[GroupJob | list[str] | None]) -> None:
+        name_os_thread(f"arena-{index}")
         worker = ArenaWorker(index, self.limits, self.sandbox, stopping=self._stopping)
         try:
             while (job := inbox.get()) is not None:
@@ -215,10 +247,19 @@ class LocalArena(_Seen):
             inbox.put(list(keys))
             self.knows(index).difference_update(keys)
 
+    def validate(self, job: ValidationJob) -> Future[ValidationReply]:
+        try:
+            return self._validations.submit(validate_job, job, self.sandbox)
+        except RuntimeError as exc:  # shut down: the arena stopped
+            raise ArenaStopped("the ladder's arena has stopped") from exc
+
     def stop(self) -> None:
         # the scheduler stores no more results: a group in play stops after its
         # next match ends, and groups not begun are dropped; all stay pending in
-        # the ladder file and are sent again on the next start
+        # the ladder file and are sent again on the next start. Validations not
+        # begun are cancelled (their validators run them on the server's
+        # threads, or leave them queued when the server stops); one under way ends.
+        self._validations.shutdown(wait=False, cancel_futures=True)
         self._stopping.set()
         for inbox in self._inbox:
             while True:
@@ -244,6 +285,11 @@ class RayArena(_Seen):
         self._pending: dict[Any, tuple[int, GroupJob]] = {}
         self._failures: dict[int, int] = {}  # per group: the workers that died playing it
         self._ray: Any = None
+        self._validate_remote: Any = None
+        self._validations: set[Any] = set()  # refs of the validations under way
+        self._validations_lock = threading.Lock()  # validators' threads call validate()
+        self._stopped = False
+        self._owns_ray = False
         # the files of these entrants, for a job sent again to a fresh actor
         self.files_of: Callable[[set[str]], dict[str, tuple[BotSpec, BotBundle]]] | None = None
 
@@ -251,6 +297,9 @@ class RayArena(_Seen):
         import ray
 
         self._ray = ray
+        # a Ray of our own is shut down at stop (its agents would otherwise
+        # linger a minute or two after the server); one joined is left running
+        self._owns_ray = not ray.is_initialized() and not self.address
         if not ray.is_initialized():
             if self.address:
                 ray.init(address=self.address, log_to_driver=False)
@@ -259,6 +308,14 @@ class RayArena(_Seen):
         cpus = int(ray.cluster_resources().get("CPU", 1))
         self.workers = self.requested or max(1, cpus)
         self._actors = [self._new_actor(i) for i in range(self.workers)]
+        # A task, not an actor: Ray sends it again, to any node, when its worker
+        # or node dies (max_retries), and never for what the bot did (the task
+        # does not raise). It asks for no CPU: the arena's actors hold one each,
+        # by default every CPU of the cluster, and a task that waited for one
+        # would wait for ever; a validation is rare and bounded by the check's
+        # limits. SPREAD: the nodes take turns, not the driver's node first.
+        self._validate_remote = ray.remote(num_cpus=0, max_retries=GIVE_UP_AFTER - 1,
+                                           scheduling_strategy="SPREAD")(validate_job)
         return self.workers
 
     def _new_actor(self, index: int, replacing: bool = False) -> Any:
@@ -324,10 +381,44 @@ class RayArena(_Seen):
             actor.forget.remote(list(keys))
             self.knows(index).difference_update(keys)
 
+    def validate(self, job: ValidationJob) -> Future[ValidationReply]:
+        """The job as a Ray task; its future fails with ArenaStopped if the
+        arena stops first, or with Ray's error once GIVE_UP_AFTER workers died
+        under it."""
+        with self._validations_lock:
+            if self._stopped or self._validate_remote is None:
+                raise ArenaStopped("the ladder's arena is not running")
+            ref = self._validate_remote.remote(job, self.sandbox)
+            self._validations.add(ref)
+        answer: Future[ValidationReply] = Future()
+
+        def settle(done: Future[Any]) -> None:
+            with self._validations_lock:
+                self._validations.discard(ref)
+                stopped = self._stopped
+            try:
+                answer.set_result(done.result())
+            except BaseException as exc:  # noqa: BLE001 - passed on to the validator
+                answer.set_exception(ArenaStopped("the ladder's arena stopped") if stopped
+                                     else exc)
+
+        ref.future().add_done_callback(settle)
+        return answer
+
     def stop(self) -> None:
+        with self._validations_lock:  # a validation under way ends: its bots with it
+            self._stopped = True
+            under_way = list(self._validations)
+        for ref in under_way:
+            try:
+                self._ray.cancel(ref, force=True)
+            except Exception:  # noqa: BLE001 - already done
+                pass
         for actor in self._actors:
             try:
                 self._ray.kill(actor)
             except Exception:  # noqa: BLE001 - already gone
                 pass
         self._actors = []
+        if self._owns_ray:
+            self._ray.shutdown()

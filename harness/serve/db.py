@@ -31,6 +31,7 @@ from __future__ import annotations
 import json
 import os
 import sqlite3
+import threading
 import time
 from collections.abc import Iterator
 from contextlib import closing, contextmanager
@@ -139,6 +140,11 @@ class ServerStore:
     def __init__(self, path: Path | str) -> None:
         self.path = Path(path)
         self.secret = secret_path(self.path)
+        # Bumped after each commit that changes what the pages show of the bots
+        # (versions, their states, descriptions, pauses): the pages' cache key
+        # (harness.serve.page_cache). Only this process writes those rows.
+        self.catalog_version = 0
+        self._catalog_lock = threading.Lock()
         Store(self.path)  # the results tables, its WAL mode and its 0600 file
         with self._main() as db:
             db.executescript(MAIN_SCHEMA)
@@ -147,9 +153,14 @@ class ServerStore:
 
     # -- connections ---------------------------------------------------------
     @contextmanager
-    def _main(self, write: bool = False) -> Iterator[sqlite3.Connection]:
+    def _main(self, write: bool = False, catalog: bool = False) -> Iterator[sqlite3.Connection]:
+        """A connection to the ladder file; ``catalog``: a write that changes the
+        bots' rows, counted in ``catalog_version`` once it has committed."""
         with closing(_connect(self.path)) as connection:
             yield from _transaction(connection, write)
+        if catalog:
+            with self._catalog_lock:  # += from two threads could lose a bump
+                self.catalog_version += 1
 
     @contextmanager
     def _secret(self, write: bool = False) -> Iterator[sqlite3.Connection]:
@@ -313,7 +324,7 @@ class ServerStore:
         """Claim ``name`` for ``account`` if it is new, check the quotas and
         add a version with its queued validation: all or nothing."""
         now = time.time()
-        with self._main(write=True) as db:
+        with self._main(write=True, catalog=True) as db:
             self._claim(db, account, name, description, quotas, now)
             recent = db.execute("SELECT COUNT(*) FROM ladder_versions WHERE submitted_by = ? "
                                 "AND created > ?", [account.id, now - DAY_S]).fetchone()[0]
@@ -356,7 +367,7 @@ class ServerStore:
                    [name, skeleton(name), account.id, description or "", now])
 
     def set_description(self, name: str, description: str) -> None:
-        with self._main(write=True) as db:
+        with self._main(write=True, catalog=True) as db:
             db.execute("UPDATE ladder_bots SET description = ? WHERE name = ?", [description, name])
 
     def versions(self, name: str) -> list[Version]:
@@ -378,7 +389,7 @@ class ServerStore:
                               [sha256]).fetchone() is not None
 
     def retire(self, name: str, number: int) -> bool:
-        with self._main(write=True) as db:
+        with self._main(write=True, catalog=True) as db:
             return db.execute("UPDATE ladder_versions SET state = 'retired' WHERE bot = ? AND "
                               "number = ? AND state != 'retired'", [name, number]).rowcount > 0
 
@@ -397,7 +408,7 @@ class ServerStore:
                 for r in rows]
 
     def pause(self, bot: str, number: int, reason: str) -> bool:
-        with self._main(write=True) as db:
+        with self._main(write=True, catalog=True) as db:
             return db.execute("UPDATE ladder_versions SET state = 'paused', paused_reason = ? "
                               "WHERE bot = ? AND number = ? AND state = 'valid'",
                               [reason, bot, number]).rowcount > 0
@@ -464,7 +475,7 @@ class ServerStore:
     # -- validations ---------------------------------------------------------
     def claim_validation(self, run_id: str) -> Version | None:
         """The oldest queued validation, now running under ``run_id``."""
-        with self._main(write=True) as db:
+        with self._main(write=True, catalog=True) as db:
             row = db.execute("SELECT version_id FROM validations WHERE state = 'queued' "
                              "ORDER BY version_id LIMIT 1").fetchone()
             if row is None:
@@ -481,7 +492,7 @@ class ServerStore:
                           steps: list[dict[str, Any]], stderr: str) -> bool:
         """Write a verdict, once: only the run that holds the validation can."""
         now = time.time()
-        with self._main(write=True) as db:
+        with self._main(write=True, catalog=True) as db:
             done = db.execute("UPDATE validations SET state = 'done', finished = ?, ok = ?, "
                               "steps = ?, stderr = ? WHERE version_id = ? AND state = 'running' "
                               "AND run_id = ?", [now, int(ok), json.dumps(steps), stderr,
@@ -494,7 +505,7 @@ class ServerStore:
 
     def requeue_interrupted(self) -> int:
         """Validations a dead server run held go back in the queue."""
-        with self._main(write=True) as db:
+        with self._main(write=True, catalog=True) as db:
             ids = [r[0] for r in db.execute("SELECT version_id FROM validations "
                                             "WHERE state = 'running'")]
             for version_id in ids:

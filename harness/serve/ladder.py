@@ -18,7 +18,7 @@
     [play]                   # the ladder's matches (harness.serve.ladder_run)
     bosses = ["random", "heuristic", "search"]   # reference bots, always in: the levels
     rotation = "balanced"    # the seat design of a group: "balanced", "cyclic" or "none"
-    engine = "auto"          # "inline" (threads here), "ray" (embedded, or `address`), "auto"
+    engine = "auto"          # "ray" (embedded, or `address`; what auto picks), "inline" (threads here)
     address = ""             # an existing Ray cluster ("auto": the one on this machine)
     workers = 0              # match workers; 0: one per CPU (of the cluster, on Ray)
     groups_per_worker = 2    # groups a worker holds at once (matches in flight: x seatings)

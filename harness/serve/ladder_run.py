@@ -52,7 +52,15 @@ from harness.league import League
 from harness.proc.catalog import BotBundle, BotSpec, load_manifest, resolve
 from harness.proc.sandbox import Sandbox
 from harness.runner import BROKEN_AFTER, MatchError
-from harness.serve.arena import Arena, GroupJob, GroupMatch, GroupReply, LocalArena, RayArena
+from harness.serve.arena import (
+    Arena,
+    GroupJob,
+    GroupMatch,
+    GroupReply,
+    LocalArena,
+    RayArena,
+    name_os_thread,
+)
 from harness.serve.db import ServerStore
 from harness.serve.ladder import Ladder
 from harness.serve.matchmaking import Covariance, Entrant, Matchmaker, Standing
@@ -62,8 +70,9 @@ from harness.store import Store
 
 log = logging.getLogger(__name__)
 ENTRANTS_EVERY_S = 2.0
-RATE_WINDOW_S = 300.0
-UNRATED_WIDTH = 10_000.0  # the half-width a pool's need counts for an entrant not rated yet  # matches per minute: over the last five minutes
+ARENA_START_WAIT_S = 120.0  # how long a validation waits for the arena's start
+RATE_WINDOW_S = 300.0  # matches per minute: over the last five minutes
+UNRATED_WIDTH = 10_000.0  # the half-width a pool's need counts for an entrant not rated yet
 
 
 def pool_name(game: str, players: int) -> str:
@@ -100,6 +109,11 @@ class LadderRun:
         self._in_flight: dict[int, tuple[str, list[str]]] = {}
         self._streaks: Counter[str] = Counter()
         self._pairs: dict[str, Counter[tuple[str, str]]] = {}  # groups per pair, per pool
+        # per pool, (a, b) -> [a ahead, a behind, level] over the matches both
+        # sat in: counted once from the file at start, then as matches are
+        # stored, so a bot page's rivals cost no query (one grows with the pool)
+        self._head_to_head: dict[str, dict[tuple[str, str], list[int]]] = {}
+        self._head_to_head_lock = threading.Lock()
         # groups per (pool, entrant), sent or done: each pool is rated apart, so
         # placement and the matchmaker's counts are per pool
         self._groups: Counter[tuple[str, str]] = Counter()
@@ -108,8 +122,11 @@ class LadderRun:
         self._stored_at: deque[float] = deque()
         self._since_refit = 0
         self._last_refit = 0.0
+        self.refits = 0  # bumped once a refit's tables and history are all written
         self._stopping = threading.Event()
         self._thread: threading.Thread | None = None
+        self._arena_up = threading.Event()  # its arena started and is not stopping
+        self._arena_settled = threading.Event()  # its arena started, or never will
         self.workers = 0
         self.errors: deque[str] = deque(maxlen=20)
 
@@ -124,11 +141,14 @@ class LadderRun:
             self._thread.join(timeout=60)
 
     def _main(self) -> None:
+        name_os_thread("ladder")
         try:
             results = Store(self.db_path)
             self._prepare(results)
             self.arena = self._arena()
             self.workers = self.arena.start()
+            self._arena_up.set()
+            self._arena_settled.set()
             self._refresh_entrants(results)
             self._refit(results)
             self._resend_pending()
@@ -138,21 +158,41 @@ class LadderRun:
             log.exception("the ladder's scheduler stopped")
             self.errors.append("the scheduler stopped: see the server's log")
         finally:
+            self._arena_up.clear()
+            self._arena_settled.set()
             if self.arena is not None:
                 self.arena.stop()
+
+    def validation_arena(self, wait_s: float = ARENA_START_WAIT_S) -> Arena | None:
+        """Where validations run: the arena, once started (waiting for its
+        start, as Ray's takes seconds); None (the server's own threads) while
+        play is paused, or when the scheduler does not run or has stopped."""
+        if self.ladder.play.paused or self._thread is None:
+            return None
+        waited = 0.0
+        while not self._arena_settled.wait(0.5) and waited < wait_s:
+            if self._stopping.is_set():  # the server stops while Ray starts
+                return None
+            waited += 0.5
+        return self.arena if self._arena_up.is_set() and not self._stopping.is_set() else None
 
     def _arena(self) -> Arena:
         play = self.ladder.play
         engine = play.engine
         if engine == "auto":
-            engine = "ray" if play.address else "inline"
+            # Ray's workers are processes: the pages then do not take the
+            # interpreter lock from the matches (threads here lost 18% of their
+            # CPU to 50 readers, Ray's 9%: docs/benchmarks.md); a long-lived
+            # server pays Ray's start once
+            engine = "ray"
         if engine == "ray":
             arena = RayArena(play.workers or None, self.ladder.limits, self.sandbox,
                              play.address or None, play.groups_per_worker)
             arena.files_of = self._files_for
             return arena
         workers = play.workers or max(1, (os.cpu_count() or 2) // 2)
-        return LocalArena(workers, self.ladder.limits, self.sandbox, play.groups_per_worker)
+        return LocalArena(workers, self.ladder.limits, self.sandbox, play.groups_per_worker,
+                          self.ladder.validation_workers)
 
     def _prepare(self, results: Store) -> None:
         for name, (game, players) in self.pools.items():
@@ -166,6 +206,16 @@ class LadderRun:
             results.register_league(config, scheduled=0)
         for group_id, pool, lineup in self.store.group_lineups():
             self._count_group(pool, lineup, group_id)
+        for name in self.pools:
+            counts = {(first, second): [ahead, behind, level] for first, second, ahead, behind,
+                      level in results.db.execute(
+                          "SELECT a.bot, b.bot, SUM(a.rank < b.rank), SUM(a.rank > b.rank), "
+                          "SUM(a.rank = b.rank) FROM matches m "
+                          "JOIN seats a ON a.match_id = m.id "
+                          "JOIN seats b ON b.match_id = m.id AND b.seat != a.seat "
+                          "WHERE m.league = ? GROUP BY a.bot, b.bot", [name])}
+            with self._head_to_head_lock:
+                self._head_to_head[name] = counts
         for boss in self.ladder.play.bosses:
             spec = resolve(boss)
             self._files[boss] = (spec, spec.bundle())
@@ -336,12 +386,32 @@ class LadderRun:
             if results.save_match(pool, reply.group_id, seats, result, None,
                                   (reply.node, reply.worker)):
                 stored += 1
+                self._count_head_to_head(pool, seats, result.ranks)
                 self._stored_at.append(time.time())
                 self._since_refit += 1
             self._note_faults(result)
         for fault in reply.end_faults:
             results.save_end_fault(fault)
         self.store.finish_group(reply.group_id, stored)
+
+    def _count_head_to_head(self, pool: str, seats: list[str], ranks: list[int]) -> None:
+        with self._head_to_head_lock:
+            counts = self._head_to_head.setdefault(pool, {})
+            for a, first in enumerate(seats):
+                for b, second in enumerate(seats):
+                    if a != b:
+                        tally = counts.setdefault((first, second), [0, 0, 0])
+                        tally[0 if ranks[a] < ranks[b] else 1 if ranks[a] > ranks[b] else 2] += 1
+
+    def head_to_head(self, pool: str, first: str, second: str) -> dict[str, int] | None:
+        """Matches of ``pool`` where both sat: how often ``first`` finished
+        ahead, behind, level; None before the scheduler has counted them."""
+        with self._head_to_head_lock:
+            counts = self._head_to_head.get(pool)
+            if counts is None:
+                return None
+            ahead, behind, level = counts.get((first, second), (0, 0, 0))
+        return {"ahead": ahead, "behind": behind, "level": level}
 
     def _note_faults(self, result: Any) -> None:
         for seat, key in enumerate(result.bots):
@@ -379,6 +449,9 @@ class LadderRun:
                                             row.games) for row in fit.rows], now)
         self._since_refit = 0
         self._last_refit = now
+        # last: a page cached under this count (harness.serve.page_cache) was
+        # read after every table and the rating history above were written
+        self.refits += 1
 
     # -- what the pages show -------------------------------------------------
     def status(self) -> dict[str, Any]:

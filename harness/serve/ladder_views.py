@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -27,15 +28,19 @@ def results(db_path: Path) -> Store:
     return Store(db_path, readonly=True)
 
 
+HeadToHead = Callable[[Store, str, str, str], dict[str, int]]
+
+
 def bot_ladder(run: LadderRun, store: Store, name: str, numbers: list[int],
-               private: bool) -> dict[str, Any]:
+               private: bool, rivals: HeadToHead | None = None) -> dict[str, Any]:
     """The ladder side of a bot's page: per version, its standing in each
-    pool, its rating history, its nearest rivals head to head; its recent
-    matches and faults over all versions."""
+    pool, its rating history, its nearest rivals head to head (``rivals``:
+    how the counts are had, by default head_to_head); its recent matches
+    and faults over all versions."""
     versions = []
     keys = [entrant_key(name, n) for n in numbers]
     for number, key in zip(numbers, keys, strict=True):
-        pools = [_standing(run, store, pool, key) for pool in run.boards]
+        pools = [_standing(run, store, pool, key, rivals or head_to_head) for pool in run.boards]
         pools = [p for p in pools if p is not None]
         history = run.store.rating_history(key)
         if pools or history:
@@ -45,7 +50,8 @@ def bot_ladder(run: LadderRun, store: Store, name: str, numbers: list[int],
             "faults": faults(store, keys, private)}
 
 
-def _standing(run: LadderRun, store: Store, pool: str, key: str) -> dict[str, Any] | None:
+def _standing(run: LadderRun, store: Store, pool: str, key: str,
+              rivals_of: HeadToHead) -> dict[str, Any] | None:
     board = run.boards[pool]
     rows = board.rows
     index = next((i for i, row in enumerate(rows) if row["entrant"] == key), None)
@@ -55,7 +61,7 @@ def _standing(run: LadderRun, store: Store, pool: str, key: str) -> dict[str, An
     near = rows[max(0, index - RIVALS_EACH_SIDE):index] + \
         rows[index + 1:index + 1 + RIVALS_EACH_SIDE]
     rivals = [{"entrant": r["entrant"], "elo": r["elo"], "boss": r["boss"],
-               **head_to_head(store, pool, key, r["entrant"])} for r in near]
+               **rivals_of(store, pool, key, r["entrant"])} for r in near]
     return {"pool": pool, "game": board.game, "players": board.players, "rank": row["rank"],
             "of": len(rows), "elo": row["elo"], "low": row["low"], "high": row["high"],
             "games": row["games"], "moved": row["moved"], "rivals": rivals}
@@ -79,11 +85,18 @@ def recent_matches(store: Store, keys: list[str], limit: int = RECENT_MATCHES
                    ) -> list[dict[str, Any]]:
     if not keys:
         return []
-    marks = ",".join("?" * len(keys))
+    # the newest seats of each version by rowid (the order they were stored),
+    # walking the bot index backwards: ``limit`` rows each, however many
+    # matches a version has (ordering all of them cost 130 ms at 60,000)
+    newest: list[tuple[int, str]] = []
+    for key in keys:
+        newest += store.db.execute("SELECT rowid, match_id FROM seats WHERE bot = ? "
+                                   "ORDER BY rowid DESC LIMIT ?", [key, limit]).fetchall()
+    chosen = list(dict.fromkeys(match_id for _, match_id in sorted(newest, reverse=True)))[:limit]
+    marks = ",".join("?" * len(chosen))
     rows = store.db.execute(
-        f"SELECT m.id, m.league, m.finished_at, m.seats, m.status FROM matches m WHERE m.id IN "
-        f"(SELECT match_id FROM seats WHERE bot IN ({marks})) ORDER BY m.finished_at DESC "
-        "LIMIT ?", [*keys, limit]).fetchall()
+        f"SELECT m.id, m.league, m.finished_at, m.seats, m.status FROM matches m "
+        f"WHERE m.id IN ({marks}) ORDER BY m.finished_at DESC", chosen).fetchall() if chosen else []
     ranks: dict[tuple[str, int], int] = {}  # every seat of those matches, in one query
     if rows:
         ids = [row[0] for row in rows]

@@ -27,7 +27,14 @@ possible, everywhere, without starving anyone.
    chosen whole: the allowed table whose one group most lowers the sum over
    entrants of their centred variance to the fourth (half-width to
    ``focus`` = 8, so the widest intervals count most; the max alone is too
-   greedy). A group's effect is the Laplace
+   greedy) while the half-width is under ``saturation_half_width`` (100
+   Elo, the width a ladder aims at), and of its logarithm past it (joined
+   with the same slope). Past that width, halving a variance is worth the
+   same however wide it was: a bot whose games say little, far below or
+   above the field (one that always passes loses every game, so its
+   interval barely narrows), would otherwise stay the widest and take
+   three tables in four (measured, tests/test_matchmaking.py), starving
+   everyone else of games. A group's effect is the Laplace
    update of the fit's covariance by the information of its pairs
    (``comparisons`` x p(1 - p) each); the line-ups in flight since that fit
    (``in_flight``) are applied first, so a batch scheduled on one fit
@@ -199,6 +206,7 @@ class Matchmaker:
     focus: float = 8.0
     beam: int = 64
     fit_weight: float = 0.5
+    saturation_half_width: float | None = 100.0
 
     def next_lineup(self, entrants: Sequence[Entrant], standings: Mapping[str, Standing | None],
                     players: int, rng: random.Random,
@@ -224,6 +232,8 @@ class Matchmaker:
             if self.fit_weight < 1:
                 planner = _TablePlanner.from_counts(field, counts, self.comparisons, planner,
                                                     self.fit_weight)
+            if self.saturation_half_width is not None:
+                planner.saturation = (self.saturation_half_width / Z95 / ELO_PER_UNIT) ** 2
             return self._best_table(planner, field, players, rng, counts)
         seeds = list(field)
         while len(seeds) >= 1:
@@ -421,10 +431,12 @@ class _TablePlanner:
     centred covariance updates by the same formula. Entrants the fit does
     not know yet enter as independent, as wide as ``_rate`` makes them."""
 
-    def __init__(self, centred: np.ndarray, elo: np.ndarray, comparisons: int) -> None:
+    def __init__(self, centred: np.ndarray, elo: np.ndarray, comparisons: int,
+                 saturation: float | None = None) -> None:
         self.centred = centred
         self.elo = elo
         self.comparisons = comparisons
+        self.saturation = saturation
 
     @classmethod
     def of(cls, covariance: Covariance, field: list[_Rated], in_flight: Sequence[Sequence[str]],
@@ -499,11 +511,20 @@ class _TablePlanner:
     def gain(self, tables: np.ndarray, focus: float) -> np.ndarray:
         """How much one group of each table lowers the sum over entrants of
         their centred variance to the power ``focus`` / 2 (half-width to
-        ``focus``): a large focus weighs the widest intervals most."""
+        ``focus``): a large focus weighs the widest intervals most. Past
+        ``saturation`` (a variance) each term grows as the logarithm."""
+        power = focus / 2
         scale = max(float(self.spread.max()), 1e-300)
-        before = np.maximum(self.spread / scale, 0) ** (focus / 2)
-        after = np.maximum(self.after(tables) / scale, 0) ** (focus / 2)
-        return before.sum() - after.sum(1)
+        ceiling = scale if self.saturation is None else min(scale, self.saturation)
+
+        def worth(variance: np.ndarray) -> np.ndarray:
+            # (v / ceiling)^power up to the ceiling, then logarithmic (the
+            # same slope there): past the ceiling, halving a variance is worth
+            # the same however wide it was
+            relative = np.maximum(variance, 1e-300) / ceiling
+            return np.where(relative <= 1, relative ** power, 1 + power * np.log(relative))
+
+        return worth(self.spread).sum() - worth(self.after(tables)).sum(1)
 
 
 def _most_met(candidate: _Rated, table: list[_Rated], counts: PairCounts) -> int:

@@ -18,7 +18,7 @@ from harness.serve import ladder_views as views
 from harness.serve.db import Refused
 from harness.serve.site import COOKIE, LANGUAGES, Site
 from harness.serve.storage import CHUNK
-from harness.web.replay_html import replay_page, script_json
+from harness.web.replay_html import replay_page
 
 
 def register(app: FastAPI, site: Site) -> None:
@@ -32,8 +32,12 @@ def register(app: FastAPI, site: Site) -> None:
 def _reading(app: FastAPI, site: Site) -> None:
     @app.get("/", response_class=HTMLResponse, include_in_schema=False)
     def index(request: Request) -> HTMLResponse:
-        return site.render(request, "index.html", bots=site.store.bots(),
-                           leaderboard=site.leaderboard_data())
+        caller = site.caller(request)
+        if caller.account is None:  # the same page for every such reader: kept
+            return site.render_shared((), site.board_stamp(), "index.html", lambda: {
+                "bots": site.bots(), "leaderboard": site.leaderboard()})
+        return site.render(request, "index.html", caller=caller, bots=site.bots(),
+                           leaderboard=site.leaderboard())
 
     @app.get("/favicon.ico", include_in_schema=False)
     def favicon() -> Response:
@@ -45,18 +49,18 @@ def _reading(app: FastAPI, site: Site) -> None:
     @app.get("/bots/{name}", response_class=HTMLResponse, include_in_schema=False)
     def bot(name: str, request: Request) -> HTMLResponse:
         caller = site.caller(request)
-        data = site.bot_data(name, caller)
-        entry = site.store.bot(name)
-        assert entry is not None
-        private = site.may_see_private(caller, entry.owner_id)
-        numbers = [v["number"] for v in data["versions"]]
-        with closing(views.results(site.db_path)) as store:
-            ladder = views.bot_ladder(site.ladder_run, store, name, numbers, private)
-        paused = next((v for v in data["versions"] if v["state"] == "paused"), None)
-        return site.render(request, "bot.html", caller=caller, bot=data, standing=ladder,
-                           standing_json=Markup(script_json(ladder)), private=private,
-                           mine=caller.account is not None and caller.account.id == entry.owner_id,
-                           paused=paused and site.store.paused_reason(name, paused["number"]))
+        view = site.bot_view(name, caller)
+
+        def values() -> dict[str, Any]:
+            data = view.data
+            return {"bot": data["bot"], "standing": data["standing"],
+                    "standing_json": Markup(data["standing_json"]), "private": view.private,
+                    "mine": caller.account is not None and caller.account.id == view.entry.owner_id,
+                    "paused": data["paused"]}
+
+        if caller.account is None:  # the same page for every such reader: kept
+            return site.render_shared((name,), view.stamp, "bot.html", values)
+        return site.render(request, "bot.html", caller=caller, **values())
 
     @app.get("/bots/{name}/versions/{number}", response_class=HTMLResponse,
              include_in_schema=False)

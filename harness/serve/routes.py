@@ -49,11 +49,17 @@ def register(app: FastAPI, site: Site) -> None:
         return {"ok": True, "ladder": site.ladder.name, "validations_queued": counts["queued"],
                 "validations_running": counts["running"], "validations_done": counts["done"],
                 "workers": site.validator.workers, "uptime_s": round(time.time() - site.started, 1),
-                "play": site.ladder_run.status()}
+                "play": site.ladder_run.status(), "page_cache": site.pages.counts()}
 
     @app.get(f"{API}/leaderboard", tags=["ladder"])
-    def leaderboard() -> dict[str, Any]:
-        return site.leaderboard_data()
+    def leaderboard(request: Request) -> Response:
+        """Each pool's table at its last refit. With the ETag of a copy held
+        (If-None-Match), 304 while it is still the current one."""
+        body, etag = site.leaderboard_json()
+        headers = {"etag": etag, "cache-control": "no-cache"}  # kept, but asked again each time
+        if _not_modified(etag, request.headers.get("if-none-match", "")):
+            return Response(status_code=304, headers=headers)
+        return Response(body, media_type="application/json", headers=headers)
 
     @app.get(f"{API}/ladder", tags=["server"])
     def ladder() -> dict[str, Any]:
@@ -123,7 +129,7 @@ def _accounts(app: FastAPI, site: Site) -> None:
 def _bots(app: FastAPI, site: Site) -> None:
     @app.get(f"{API}/bots", tags=["bots"])
     def bots() -> dict[str, Any]:
-        return {"bots": site.store.bots()}
+        return {"bots": site.bots()}
 
     @app.get(f"{API}/bots/{{name}}", tags=["bots"])
     def bot(name: str, request: Request) -> dict[str, Any]:
@@ -182,6 +188,13 @@ def _bots(app: FastAPI, site: Site) -> None:
         return {"name": name, "number": number, "state": "retired"}
 
 
+def _not_modified(etag: str, if_none_match: str) -> bool:
+    """Whether If-None-Match names ``etag`` (weak ones as strong: a GET may),
+    or ``*``."""
+    tags = {tag.strip().removeprefix("W/") for tag in if_none_match[:2048].split(",")}
+    return etag in tags or "*" in tags
+
+
 def _version_or_404(site: Site, name: str, number: int) -> Any:
     entry = site.store.bot(name)
     found = site.store.version(name, number) if entry else None
@@ -203,13 +216,8 @@ def _owned(site: Site, name: str, caller: Any, organiser_may: bool) -> Any:
 def _ladder(app: FastAPI, site: Site) -> None:
     @app.get(f"{API}/bots/{{name}}/ladder", tags=["ladder"])
     def bot_ladder(name: str, request: Request) -> dict[str, Any]:
-        entry = site.store.bot(name)
-        if entry is None:
-            raise Refused(f"no bot named {name!r} on this ladder", 404)
-        private = site.may_see_private(site.caller(request), entry.owner_id)
-        numbers = [v.number for v in site.store.versions(name)]
-        with closing(views.results(site.db_path)) as store:
-            return views.bot_ladder(site.ladder_run, store, name, numbers, private)
+        standing: dict[str, Any] = site.bot_view(name, site.caller(request)).data["standing"]
+        return standing
 
     @app.get(f"{API}/matches/{{match_id}}", tags=["ladder"])
     def match(match_id: str, request: Request) -> dict[str, Any]:
@@ -224,7 +232,8 @@ def _ladder(app: FastAPI, site: Site) -> None:
     def organiser(request: Request) -> dict[str, Any]:
         site.organiser_only(request)
         with closing(views.results(site.db_path)) as store:
-            return {**views.organiser(site.ladder_run, store), "sprt": site.sprt.views()}
+            return {**views.organiser(site.ladder_run, store), "sprt": site.sprt.views(),
+                    "validated_recently": list(site.validator.recent)}  # where each ran
 
     @app.post(f"{API}/sprt", status_code=201, tags=["ladder"])
     def start_sprt(body: SprtIn, request: Request) -> dict[str, Any]:

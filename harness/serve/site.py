@@ -21,9 +21,13 @@ sends a bearer token by itself).
 
 from __future__ import annotations
 
+import hashlib
+import json
 import logging
 import threading
 import time
+from collections.abc import Callable
+from contextlib import closing
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -36,6 +40,7 @@ from pydantic import BaseModel, Field
 from harness.proc.safe_text import printable
 from harness.proc.sandbox import Sandbox
 from harness.serve import auth
+from harness.serve import ladder_views as views
 from harness.serve.archive import (
     ArchiveError,
     UnpackLimits,
@@ -43,13 +48,23 @@ from harness.serve.archive import (
     load_uploaded_manifest,
     unpack,
 )
-from harness.serve.db import SESSION_TTL_S, Account, Refused, ServerStore, Version
+from harness.serve.db import (
+    SESSION_TTL_S,
+    Account,
+    BotEntry,
+    Refused,
+    ServerStore,
+    Version,
+    entrant_key,
+)
 from harness.serve.ladder import Ladder
 from harness.serve.ladder_run import LadderRun
 from harness.serve.names import name_problem
+from harness.serve.page_cache import PageCache, SeatStamps
 from harness.serve.sprt_jobs import SprtJobs
 from harness.serve.storage import Storage
 from harness.serve.validation import Validator
+from harness.web.replay_html import script_json
 
 log = logging.getLogger(__name__)
 API = "/api/v1"
@@ -65,6 +80,16 @@ class BodyTooLarge(Exception):
     def __init__(self, cap: int) -> None:
         super().__init__(cap)
         self.cap = cap
+
+
+@dataclass(frozen=True)
+class BotView:
+    """A bot's page as data (shared between readers: not to be changed)."""
+
+    entry: BotEntry
+    private: bool  # with its owner's private parts
+    stamp: Any  # what ``data`` is valid for (harness.serve.page_cache)
+    data: dict[str, Any]
 
 
 @dataclass
@@ -103,8 +128,10 @@ class Site:
         self.db_path = db_path
         self.store = ServerStore(db_path)
         self.storage = Storage(Path(f"{db_path}.bots"))
-        self.validator = Validator(self.store, self.storage, ladder, sandbox)
         self.ladder_run = LadderRun(ladder, self.store, db_path, self.storage, sandbox)
+        # validations run where the matches run (the arena), else on this server
+        self.validator = Validator(self.store, self.storage, ladder, sandbox,
+                                   place=self.ladder_run.validation_arena)
         self.sprt = SprtJobs(ladder, db_path)
         self.key = self.store.server_key("session")
         self.sessions = auth.SessionCodec(self.key)
@@ -112,6 +139,8 @@ class Site:
         self.secure_cookies = secure_cookies
         self.started = time.time()
         self.keeping = threading.Lock()  # accept(): keep the files, then the row
+        self.pages = PageCache()  # the busiest pages' data, between changes
+        self.seat_stamps = SeatStamps(db_path)
         self.templates = Environment(loader=PackageLoader("harness.serve", "templates"),
                                      autoescape=select_autoescape(default=True))
         self.templates.filters["shown"] = printable
@@ -262,7 +291,10 @@ class Site:
         entry = self.store.bot(name)
         if entry is None:
             raise Refused(f"no bot named {name!r} on this ladder", 404)
-        private = self.may_see_private(caller, entry.owner_id)
+        return self._bot_data(entry, self.may_see_private(caller, entry.owner_id))
+
+    def _bot_data(self, entry: BotEntry, private: bool) -> dict[str, Any]:
+        name = entry.name
         versions = self.store.versions(name)
         playing = next((v.number for v in versions if v.state == "valid"), None)
         return {"name": entry.name, "owner": entry.owner, "description": entry.description,
@@ -298,6 +330,70 @@ class Site:
         return {"pools": pools, "rating": "the project's Bradley-Terry fit with 95% "
                 "intervals (docs/ratings.md), refitted as results arrive; 'moved' is the change "
                 "since the refit before"}
+
+    # -- the cached views (harness.serve.page_cache) ---------------------------
+    def board_stamp(self) -> tuple[int, int]:
+        """What the tables and the bots' list show changes only with these."""
+        return self.store.catalog_version, self.ladder_run.refits
+
+    def leaderboard(self) -> dict[str, Any]:
+        return self.pages.get(("leaderboard",), self.board_stamp(), self.leaderboard_data)
+
+    def leaderboard_json(self) -> tuple[bytes, str]:
+        """The leaderboard as JSON (FastAPI's compact form) and its ETag."""
+        def build() -> tuple[bytes, str]:
+            body = json.dumps(self.leaderboard_data(), ensure_ascii=False, allow_nan=False,
+                              separators=(",", ":")).encode()
+            return body, f'"{hashlib.sha256(body).hexdigest()[:32]}"'
+        return self.pages.get(("leaderboard.json",), self.board_stamp(), build)
+
+    def bots(self) -> list[dict[str, Any]]:
+        return self.pages.get(("bots",), self.store.catalog_version, self.store.bots)
+
+    def bot_view(self, name: str, caller: Caller) -> BotView:
+        """A bot's page as data: its rows, its standing on the ladder, its
+        matches and faults; its owner's private parts when ``caller`` may
+        see them. Refused (404) for a bot that does not exist."""
+        def entry_and_numbers() -> tuple[BotEntry, list[int]]:
+            entry = self.store.bot(name)  # unknown names are refused, never kept
+            if entry is None:
+                raise Refused(f"no bot named {name!r} on this ladder", 404)
+            return entry, [v.number for v in self.store.versions(name)]
+
+        entry, numbers = self.pages.get(("bot", name), self.store.catalog_version,
+                                        entry_and_numbers)
+        private = self.may_see_private(caller, entry.owner_id)
+        stamp = (*self.board_stamp(),
+                 self.seat_stamps.newest([entrant_key(name, n) for n in numbers]))
+        data = self.pages.get(("bot-view", name, private), stamp,
+                              lambda: self._bot_view_data(entry, private))
+        return BotView(entry, private, stamp, data)
+
+    def _bot_view_data(self, entry: BotEntry, private: bool) -> dict[str, Any]:
+        data = self._bot_data(entry, private)
+        numbers = [v["number"] for v in data["versions"]]
+        with closing(views.results(self.db_path)) as store:
+            ladder = views.bot_ladder(self.ladder_run, store, entry.name, numbers, private,
+                                      self._head_to_head)
+        paused = next((v for v in data["versions"] if v["state"] == "paused"), None)
+        return {"bot": data, "standing": ladder, "standing_json": script_json(ladder),
+                "paused": paused and self.store.paused_reason(entry.name, paused["number"])}
+
+    def _head_to_head(self, store: Any, pool: str, first: str, second: str) -> dict[str, int]:
+        """A rival's counts, as the scheduler keeps them in memory (a query
+        grows with the pool's matches: 150 ms a rival at 60,000); from the
+        file before the scheduler has counted them."""
+        kept = self.ladder_run.head_to_head(pool, first, second)
+        return kept if kept is not None else views.head_to_head(store, pool, first, second)
+
+    def render_shared(self, key: tuple[Any, ...], stamp: Any, template: str,
+                      values: Callable[[], dict[str, Any]]) -> HTMLResponse:
+        """A page as a reader who is not signed in sees it (no account's
+        header, no CSRF token): the same for all of them, so kept."""
+        def build() -> str:
+            return self.templates.get_template(template).render(
+                ladder=self.ladder, me=None, csrf="", **values())
+        return HTMLResponse(self.pages.get(("html", template, *key), stamp, build))
 
     def render(self, request: Request, template: str, status: int = 200,
                **values: Any) -> HTMLResponse:
