@@ -36,10 +36,10 @@ The ratio printed is ladder / league run. The two differ in what they
 schedule (the ladder's matchmaker picks line-ups, a league plays every
 table deal by deal), so the share of matches with the slowest bot
 (search) in them is printed for both: a rate is only comparable at a
-similar mix. Both play with the same number of match workers by default on
-this machine: the ladder's ``workers = 0`` is one per two CPUs, in threads
-of the server; ``league run``'s default is one worker in its own process
-(Ray for ``--workers`` above 1).
+similar mix. Give both the same number of match workers with ``--workers
+N``: the ladder's own default (``workers = 0``) is one Ray worker per CPU,
+``league run``'s one worker in its own process (Ray for ``--workers`` above
+1); with ``--workers 2`` on 2 cores both play on two Ray workers.
 """
 
 from __future__ import annotations
