@@ -231,12 +231,14 @@ def test_refits_and_stored_matches_reach_the_kept_pages(playing: Site) -> None:
 
         newer = wait_until(refit_landed, "a refit to change the leaderboard", RATED_S)
         assert newer is not None and newer["pools"][0]["refitted_at"] > refitted
-        for _ in range(3):  # three matches stored in turn, each seen at once
+        for _ in range(3):  # three matches stored in turn, each seen within a second or so
             seen = newest_match(playing.db, "pick@v1")
             wait_until(partial(another_match, playing.db, "pick@v1", seen),
                        "another match of pick to be stored", RATED_S)
             stored = newest_match(playing.db, "pick@v1")
-            assert f"/matches/{stored}" in client.get("/bots/pick").text
+            # the newest-seat stamp is trusted for SeatStamps.fresh_s (1 s): poll
+            wait_until(lambda link=f"/matches/{stored}": link in client.get("/bots/pick").text,
+                       f"match {stored} on pick's page", 30)
     assert cache_counts(playing)["hits"] > 0
 
 
