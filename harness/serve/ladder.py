@@ -22,7 +22,7 @@
     address = ""             # an existing Ray cluster ("auto": the one on this machine)
     workers = 0              # match workers; 0: one per CPU (of the cluster, on Ray)
     groups_per_worker = 2    # groups a worker holds at once (matches in flight: x seatings)
-    placement = 2            # groups a new version plays first: the nearest boss, then its level
+    placement = 1            # groups a new version plays first: the nearest boss, then its level
     refit_s = 20             # how often the official table is refitted while results arrive
     paused = false           # true: validate uploads, play nothing (a season's pause)
 
@@ -49,7 +49,7 @@ ENGINES = ("auto", "inline", "ray")
 BOSSES = ("random", "heuristic", "search")
 PLAY_DEFAULTS: dict[str, Any] = {"bosses": list(BOSSES), "rotation": "balanced", "engine": "auto",
                                  "address": "", "workers": 0, "groups_per_worker": 2,
-                                 "placement": 2, "refit_s": 20, "paused": False}
+                                 "placement": 1, "refit_s": 20, "paused": False}
 QUOTA_DEFAULTS = {"submissions_per_day": 20, "bots_per_account": 3, "upload_bytes": 8 << 20}
 QUOTA_CEILINGS = {"submissions_per_day": 100_000, "bots_per_account": 10_000,
                   "upload_bytes": 64 << 20}
@@ -75,7 +75,7 @@ class Play:
     address: str = ""
     workers: int = 0
     groups_per_worker: int = 2
-    placement: int = 2
+    placement: int = 1
     refit_s: float = 20
     paused: bool = False
 

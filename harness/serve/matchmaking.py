@@ -33,7 +33,7 @@ possible, everywhere, without starving anyone.
    same however wide it was: a bot whose games say little, far below or
    above the field (one that always passes loses every game, so its
    interval barely narrows), would otherwise stay the widest and take
-   three tables in four (measured, tests/test_matchmaking.py), starving
+   four tables in five (measured, tests/test_matchmaking.py), starving
    everyone else of games. A group's effect is the Laplace
    update of the fit's covariance by the information of its pairs
    (``comparisons`` x p(1 - p) each); the line-ups in flight since that fit
@@ -192,7 +192,7 @@ class Matchmaker:
     a group (the seatings of one deal: 6 at three seats); it scales the
     information of a group."""
 
-    placement: int = 2
+    placement: int = 1
     placement_in_flight: int = 2
     boss_groups: int = 1
     pair_cap: int = 40
