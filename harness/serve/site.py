@@ -342,7 +342,7 @@ class Site:
     def leaderboard_json(self) -> tuple[bytes, str]:
         """The leaderboard as JSON (FastAPI's compact form) and its ETag."""
         def build() -> tuple[bytes, str]:
-            body = json.dumps(self.leaderboard_data(), ensure_ascii=False, allow_nan=False,
+            body = json.dumps(self.leaderboard(), ensure_ascii=False, allow_nan=False,
                               separators=(",", ":")).encode()
             return body, f'"{hashlib.sha256(body).hexdigest()[:32]}"'
         return self.pages.get(("leaderboard.json",), self.board_stamp(), build)

@@ -38,7 +38,7 @@ class Storage:
         """Remove what a killed server left half-received; how many entries."""
         left = list(self.incoming.iterdir())
         for entry in left:
-            _remove(entry)
+            remove_tree(entry)
         return len(left)
 
     def scratch(self, suffix: str = "") -> Path:
@@ -57,7 +57,7 @@ class Storage:
         digest = tree_digest(folder)
         target = self.source(digest)
         if target.exists():
-            _remove(folder)
+            remove_tree(folder)
             return digest
         target.parent.mkdir(exist_ok=True, mode=0o700)
         _read_only(folder)
@@ -66,23 +66,23 @@ class Storage:
         except OSError:  # another upload of the same files won the race
             if not target.exists():
                 raise
-            _remove(folder)
+            remove_tree(folder)
         return digest
 
     def keep_ready(self, digest: str, built: Path) -> None:
         target = self.ready(digest)
         if target.exists():
-            _remove(built)
+            remove_tree(built)
             return
         try:
             built.rename(target)
         except OSError:
             if not target.exists():
                 raise
-            _remove(built)
+            remove_tree(built)
 
     def discard(self, folder: Path) -> None:
-        _remove(folder)
+        remove_tree(folder)
 
     def zip_stream(self, digest: str) -> Iterator[bytes]:
         """A version's files as a zip, made in a temporary file and streamed."""
@@ -90,7 +90,7 @@ class Storage:
         source = self.source(digest)
         try:
             with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as archive:
-                for file in _files(source):
+                for file in regular_files(source):
                     archive.write(file, file.relative_to(source).as_posix())
             with path.open("rb") as stream:
                 while chunk := stream.read(CHUNK):
@@ -102,7 +102,7 @@ class Storage:
 def tree_digest(folder: Path) -> str:
     """sha256 of every file's relative path, executable bit and contents."""
     digest = hashlib.sha256()
-    for file in _files(folder):
+    for file in regular_files(folder):
         info = file.lstat()
         relative = file.relative_to(folder).as_posix().encode()
         digest.update(b"%d:%s:%d:%d:" % (len(relative), relative, bool(info.st_mode & 0o111),
@@ -122,7 +122,8 @@ def copy_tree(source: Path, target: Path) -> None:
             path.chmod(stat.S_IMODE(mode) | stat.S_IWUSR)
 
 
-def _files(folder: Path) -> list[Path]:
+def regular_files(folder: Path) -> list[Path]:
+    """Every regular file under ``folder`` (links left out), by relative path."""
     return sorted((p for p in folder.rglob("*") if p.is_file() and not p.is_symlink()),
                   key=lambda p: p.relative_to(folder).as_posix())
 
@@ -134,7 +135,8 @@ def _read_only(folder: Path) -> None:
             path.chmod(stat.S_IMODE(mode) & ~0o222)
 
 
-def _remove(path: Path) -> None:
+def remove_tree(path: Path) -> None:
+    """Remove a file or a folder, read-only folders (a build's) included."""
     if path.is_dir() and not path.is_symlink():
         for sub in [path, *path.rglob("*")]:
             if sub.is_dir() and not sub.is_symlink():

@@ -39,8 +39,6 @@ from __future__ import annotations
 import logging
 import os
 import secrets
-import shutil
-import stat
 import tempfile
 import threading
 import traceback
@@ -59,7 +57,7 @@ from harness.proc.sandbox import Sandbox
 from harness.serve.archive import ArchiveError, load_uploaded_manifest, write_files
 from harness.serve.db import ServerStore, Version
 from harness.serve.ladder import Ladder
-from harness.serve.storage import Storage, copy_tree
+from harness.serve.storage import Storage, copy_tree, regular_files, remove_tree
 
 log = logging.getLogger(__name__)
 STDERR_KEPT = 16_000  # characters of stderr kept per validation
@@ -159,13 +157,8 @@ class ValidationPlace(Protocol):
 
 def read_files(folder: Path) -> BundleFiles:
     """Every regular file under ``folder`` (links left out), by relative path."""
-    files = []
-    for path in sorted(folder.rglob("*"), key=lambda p: p.relative_to(folder).as_posix()):
-        info = path.lstat()
-        if stat.S_ISREG(info.st_mode):
-            files.append((path.relative_to(folder).as_posix(), bool(info.st_mode & 0o111),
-                          path.read_bytes()))
-    return tuple(files)
+    return tuple((path.relative_to(folder).as_posix(), bool(path.stat().st_mode & 0o111),
+                  path.read_bytes()) for path in regular_files(folder))
 
 
 def validate_job(job: ValidationJob, sandbox: Sandbox) -> ValidationReply:
@@ -186,7 +179,7 @@ def validate_job(job: ValidationJob, sandbox: Sandbox) -> ValidationReply:
         return ValidationReply(harness_failure(exc), (), _node_name(), os.getpid(),
                                traceback.format_exc(limit=8))
     finally:
-        _remove_tree(scratch)
+        remove_tree(scratch)
 
 
 def _built_files(work: Path, name: str, outcome: Outcome) -> BundleFiles:
@@ -199,13 +192,6 @@ def _built_files(work: Path, name: str, outcome: Outcome) -> BundleFiles:
         return ()
     manifest = ("bot.toml", False, (work / "bot.toml").read_bytes())
     return (manifest, *[entry for entry in bundle.files if entry[0] != "bot.toml"])
-
-
-def _remove_tree(folder: Path) -> None:
-    """Remove a scratch folder, read-only folders a build left included."""
-    for parent, _, _ in os.walk(folder):
-        os.chmod(parent, 0o700)
-    shutil.rmtree(folder, ignore_errors=True)
 
 
 # ---- the server's side -----------------------------------------------------------------------
